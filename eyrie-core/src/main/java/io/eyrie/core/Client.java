@@ -1,0 +1,452 @@
+package io.eyrie.core;
+
+import io.eyrie.core.internal.Msgs;
+import io.eyrie.core.internal.Msgs.CoreReply;
+import io.eyrie.core.internal.Msgs.Prophecy;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.CodecRegistry;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MulticastClient;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The DS-SMR client proxy (the paper's Algorithm 2): sends commands to the partitions that hold
+ * their objects, using a location cache and consulting the oracle on a miss or after a retry;
+ * moves the objects of a multi-partition command to one partition first; retries when told to;
+ * and after {@link Builder#retryThreshold} retries executes the command with S-SMR on every
+ * partition, so every command terminates.
+ *
+ * <p>In {@link Mode#SSMR} the proxy never moves objects: a multi-partition command is executed
+ * by all its partitions with S-SMR execution atomicity (the paper's baseline).
+ *
+ * <p>Thread-safe; all methods are asynchronous and never throw.
+ *
+ * <pre>{@code
+ * try (Client client = Client.newBuilder().cluster(cluster).registry(reg).build()) {
+ *   client.sendCreate(Command.create(ObjId.valueOf(1), 100L)).join();
+ *   Reply r = client.sendAccess(Command.access(new Transfer(1, 2, 10), ObjId.valueOf(1), ObjId.valueOf(2))).join();
+ * }
+ * }</pre>
+ */
+public final class Client implements AutoCloseable {
+
+  /** How multi-partition commands are executed. */
+  public enum Mode {
+    /** Move objects to one partition, then execute there (DS-SMR). */
+    DSSMR,
+    /** Never move; execute with S-SMR on every involved partition (the baseline). */
+    SSMR
+  }
+
+  private static final int MAX_FALLBACK_ROUNDS = 16;
+
+  private final MulticastClient mc;
+  private final Mode mode;
+  private final int retryThreshold;
+  private final GroupId oracle;
+  private final List<GroupId> partitions;
+  private final ConcurrentHashMap<ObjId, GroupId> cache = new ConcurrentHashMap<>();
+  private final AtomicLong commands = new AtomicLong();
+  private final AtomicLong cacheHits = new AtomicLong();
+  private final AtomicLong consults = new AtomicLong();
+  private final AtomicLong moves = new AtomicLong();
+  private final AtomicLong movedObjects = new AtomicLong();
+  private final AtomicLong retries = new AtomicLong();
+  private final AtomicLong fallbacks = new AtomicLong();
+  private final AtomicLong multiPartition = new AtomicLong();
+  private final AtomicLong direct = new AtomicLong();
+
+  private Client(Builder b) {
+    this.mode = b.mode;
+    this.retryThreshold = b.retryThreshold;
+    this.oracle = Objects.requireNonNull(b.cluster.oracle(), "the cluster needs an oracle group");
+    this.partitions = b.cluster.partitions();
+    if (partitions.isEmpty()) {
+      throw new IllegalArgumentException("the cluster has no partition");
+    }
+    MulticastClient.Builder mb = MulticastClient.newBuilder().cluster(b.cluster).registry(b.registry);
+    if (b.totalTimeoutMs > 0) {
+      mb.totalTimeoutMs(b.totalTimeoutMs);
+    }
+    this.mc = mb.build();
+  }
+
+  /** Returns a builder. */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Returns the execution mode. */
+  public Mode mode() {
+    return mode;
+  }
+
+  /** Returns this proxy's counters. */
+  public ClientStats stats() {
+    return new ClientStats(commands.get(), cacheHits.get(), consults.get(), moves.get(), movedObjects.get(),
+        retries.get(), fallbacks.get(), multiPartition.get(), direct.get());
+  }
+
+  /** Returns the cached location of an object, or null. */
+  public GroupId cachedLocation(ObjId id) {
+    return cache.get(id);
+  }
+
+  /**
+   * Creates an object.
+   *
+   * @param command a {@link Command.Kind#CREATE} command
+   * @return ok, or nok if the object exists already
+   */
+  public CompletableFuture<Reply> sendCreate(Command command) {
+    return send(command, Command.Kind.CREATE, null);
+  }
+
+  /**
+   * Executes an access command.
+   *
+   * @param command a {@link Command.Kind#ACCESS} command
+   * @return ok with the application's reply, or nok if an object does not exist
+   */
+  public CompletableFuture<Reply> sendAccess(Command command) {
+    return send(command, Command.Kind.ACCESS, null);
+  }
+
+  /**
+   * Deletes an object.
+   *
+   * @param command a {@link Command.Kind#DELETE} command
+   * @return ok (also if the object did not exist)
+   */
+  public CompletableFuture<Reply> sendDelete(Command command) {
+    return send(command, Command.Kind.DELETE, null);
+  }
+
+  /** As {@link #sendCreate(Command)}, reporting to a callback handler. */
+  public void sendCreate(Command command, CallbackHandler handler) {
+    callback(send(command, Command.Kind.CREATE, handler), handler);
+  }
+
+  /** As {@link #sendAccess(Command)}, reporting to a callback handler. */
+  public void sendAccess(Command command, CallbackHandler handler) {
+    callback(send(command, Command.Kind.ACCESS, handler), handler);
+  }
+
+  /** As {@link #sendDelete(Command)}, reporting to a callback handler. */
+  public void sendDelete(Command command, CallbackHandler handler) {
+    callback(send(command, Command.Kind.DELETE, handler), handler);
+  }
+
+  private static void callback(CompletableFuture<Reply> f, CallbackHandler h) {
+    f.whenComplete((r, e) -> {
+      if (e != null) {
+        h.failed(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+      } else {
+        h.done(r);
+      }
+    });
+  }
+
+  private CompletableFuture<Reply> send(Command command, Command.Kind kind, CallbackHandler handler) {
+    if (command == null || command.kind() != kind) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("expected a " + kind + " command, got "
+          + command));
+    }
+    commands.incrementAndGet();
+    return attempt(new Attempt(command, handler));
+  }
+
+  /** The mutable progress of one command through its retries. */
+  private static final class Attempt {
+    Command cmd;
+    final CallbackHandler handler;
+    int retries;
+    int fallbackRounds;
+    boolean moved;
+
+    Attempt(Command cmd, CallbackHandler handler) {
+      this.cmd = cmd;
+      this.handler = handler;
+    }
+  }
+
+  private CompletableFuture<Reply> attempt(Attempt a) {
+    if (a.retries >= retryThreshold) {
+      return fallback(a);
+    }
+    return locate(a).thenCompose(p -> {
+      if (p.status() == Msgs.NOK) {
+        return CompletableFuture.completedFuture(Reply.nok("no such object, or it exists already: " + a.cmd.objects()));
+      }
+      if (p.status() == Msgs.OK) {
+        return CompletableFuture.completedFuture(Reply.ok(null));
+      }
+      return switch (a.cmd.kind()) {
+        case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
+        case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
+        case ACCESS -> access(a, p);
+      };
+    }).thenCompose(r -> outcome(a, r));
+  }
+
+  private CompletableFuture<CoreReply> access(Attempt a, Prophecy p) {
+    TreeSet<GroupId> where = new TreeSet<>(p.locations().values());
+    if (where.size() == 1) {
+      GroupId g = where.first();
+      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
+    }
+    a.moved = true;
+    if (mode == Mode.SSMR) {
+      multiPartition.incrementAndGet();
+      return call(where, where.first(), new Msgs.SsmrReq(a.cmd));
+    }
+    GroupId target = p.target();
+    TreeMap<GroupId, List<ObjId>> bySource = new TreeMap<>();
+    p.locations().forEach((id, g) -> {
+      if (!g.equals(target)) {
+        bySource.computeIfAbsent(g, k -> new ArrayList<>()).add(id);
+      }
+    });
+    List<CompletableFuture<CoreReply>> sent = new ArrayList<>();
+    for (Map.Entry<GroupId, List<ObjId>> e : bySource.entrySet()) {
+      moves.incrementAndGet();
+      movedObjects.addAndGet(e.getValue().size());
+      Msgs.MoveReq m = new Msgs.MoveReq(e.getValue().toArray(new ObjId[0]), e.getKey(), target);
+      sent.add(call(new TreeSet<>(List.of(oracle, e.getKey(), target)), target, m));
+    }
+    // Moves must be ordered before the command at the target, so wait for them (a command sent
+    // at once would be ordered first, since a single-group message needs no timestamp exchange).
+    return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenCompose(v -> {
+      p.locations().keySet().forEach(id -> cache.put(id, target));
+      return call(Set.of(target), target, new Msgs.AccessReq(a.cmd));
+    });
+  }
+
+  private CompletableFuture<Prophecy> locate(Attempt a) {
+    if (a.retries == 0 && a.cmd.kind() == Command.Kind.ACCESS) {
+      TreeMap<ObjId, GroupId> where = new TreeMap<>();
+      for (ObjId id : a.cmd.objects()) {
+        GroupId g = cache.get(id);
+        if (g == null) {
+          where = null;
+          break;
+        }
+        where.put(id, g);
+      }
+      if (where != null) {
+        cacheHits.incrementAndGet();
+        return CompletableFuture.completedFuture(new Prophecy(Msgs.RETRY, where, mostCommon(where)));
+      }
+    }
+    consults.incrementAndGet();
+    return mc.query(oracle, new Msgs.ConsultReq(a.cmd)).thenApply(o -> {
+      Prophecy p = (Prophecy) o;
+      if (p.locations() != null) {
+        cache.putAll(p.locations());
+      }
+      if (p.status() == Msgs.NOK || p.status() == Msgs.OK) {
+        a.cmd.objects().forEach(cache::remove);
+      }
+      return p;
+    });
+  }
+
+  private static GroupId mostCommon(Map<ObjId, GroupId> where) {
+    TreeMap<GroupId, Integer> count = new TreeMap<>();
+    where.values().forEach(g -> count.merge(g, 1, Integer::sum));
+    int best = Collections.max(count.values());
+    List<GroupId> top = new ArrayList<>();
+    count.forEach((g, c) -> {
+      if (c == best) {
+        top.add(g);
+      }
+    });
+    return top.get(ThreadLocalRandom.current().nextInt(top.size()));
+  }
+
+  private CompletableFuture<Reply> outcome(Attempt a, CoreReply r) {
+    switch (r.status()) {
+      case Msgs.OK:
+        if (a.retries == 0 && !a.moved) {
+          direct.incrementAndGet();
+        }
+        if (a.cmd.kind() == Command.Kind.CREATE || a.cmd.kind() == Command.Kind.DELETE) {
+          cache.remove(a.cmd.target());
+        }
+        return CompletableFuture.completedFuture(Reply.ok(r.value()));
+      case Msgs.NOK:
+        return CompletableFuture.completedFuture(Reply.nok(String.valueOf(r.value())));
+      case Msgs.RETRY:
+        retries.incrementAndGet();
+        a.retries++;
+        if (r.extra() != null && r.extra().length > 0) {
+          a.cmd = a.cmd.withObjects(List.of(r.extra()));
+        }
+        if (a.handler != null) {
+          a.handler.error(a.cmd, a.retries);
+        }
+        return attempt(a);
+      default:
+        return CompletableFuture.failedFuture(new IllegalStateException("unknown reply status " + r.status()));
+    }
+  }
+
+  private CompletableFuture<Reply> fallback(Attempt a) {
+    a.moved = true;
+    if (a.fallbackRounds++ == 0) {
+      fallbacks.incrementAndGet();
+    }
+    if (a.fallbackRounds > MAX_FALLBACK_ROUNDS) {
+      return CompletableFuture.failedFuture(new IllegalStateException("the application kept asking for more objects: "
+          + a.cmd.objects().size() + " objects after " + MAX_FALLBACK_ROUNDS + " S-SMR rounds"));
+    }
+    TreeSet<GroupId> dests = new TreeSet<>(partitions);
+    dests.add(oracle);
+    multiPartition.incrementAndGet();
+    return call(dests, partitions.get(0), new Msgs.SsmrReq(a.cmd)).thenCompose(r -> {
+      if (r.status() == Msgs.RETRY) {
+        retries.incrementAndGet();
+        if (r.extra() != null) {
+          a.cmd = a.cmd.withObjects(List.of(r.extra()));
+        }
+        if (a.handler != null) {
+          a.handler.error(a.cmd, ++a.retries);
+        }
+        return fallback(a);
+      }
+      return outcome(a, r);
+    });
+  }
+
+  private CompletableFuture<CoreReply> call(Set<GroupId> dests, GroupId replyGroup, Object payload) {
+    return mc.multicast(dests, replyGroup, payload).thenApply(o -> (CoreReply) o);
+  }
+
+  /**
+   * Reads a partition's counters.
+   *
+   * @param partition the partition
+   * @return its counters
+   */
+  public CompletableFuture<PartitionStats> partitionStats(GroupId partition) {
+    return mc.query(partition, new Msgs.StatsReq(false)).thenApply(o -> {
+      Msgs.PartitionStatsReply r = (Msgs.PartitionStatsReply) o;
+      return new PartitionStats(r.objects(), r.executed(), r.multiPartition(), r.retries());
+    });
+  }
+
+  /**
+   * Compares the oracle's map with the partitions' contents and reports every object that is
+   * missing, duplicated, misplaced or unknown to the oracle.
+   *
+   * @return the report
+   */
+  public CompletableFuture<AuditReport> audit() {
+    CompletableFuture<Object> map = mc.query(oracle, new Msgs.StatsReq(true));
+    List<CompletableFuture<Object>> held = new ArrayList<>();
+    for (GroupId g : partitions) {
+      held.add(mc.query(g, new Msgs.StatsReq(true)));
+    }
+    return CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).thenCombine(map, (v, m) -> {
+      TreeMap<ObjId, GroupId> where = ((Msgs.OracleMapReply) m).locations();
+      TreeMap<ObjId, List<GroupId>> holders = new TreeMap<>();
+      Map<String, Integer> per = new TreeMap<>();
+      for (int i = 0; i < partitions.size(); i++) {
+        long[] ids = ((Msgs.PartitionStatsReply) held.get(i).join()).objectIds();
+        per.put(partitions.get(i).name(), ids.length);
+        for (long id : ids) {
+          holders.computeIfAbsent(ObjId.valueOf(id), k -> new ArrayList<>()).add(partitions.get(i));
+        }
+      }
+      List<ObjId> missing = new ArrayList<>();
+      List<ObjId> duplicated = new ArrayList<>();
+      List<ObjId> misplaced = new ArrayList<>();
+      List<ObjId> unknown = new ArrayList<>();
+      where.forEach((id, g) -> {
+        List<GroupId> h = holders.get(id);
+        if (h == null) {
+          missing.add(id);
+        } else if (!h.contains(g)) {
+          misplaced.add(id);
+        }
+      });
+      holders.forEach((id, h) -> {
+        if (h.size() > 1) {
+          duplicated.add(id);
+        }
+        if (!where.containsKey(id)) {
+          unknown.add(id);
+        }
+      });
+      return new AuditReport(where.size(), missing, duplicated, misplaced, unknown, per);
+    });
+  }
+
+  @Override
+  public void close() {
+    mc.close();
+  }
+
+  /** Builds a {@link Client}. */
+  public static final class Builder {
+    private ClusterConfig cluster;
+    private CodecRegistry registry;
+    private Mode mode = Mode.DSSMR;
+    private int retryThreshold = 3;
+    private long totalTimeoutMs;
+
+    private Builder() {}
+
+    /** Sets the cluster (required; it must have an oracle group). */
+    public Builder cluster(ClusterConfig c) {
+      this.cluster = c;
+      return this;
+    }
+
+    /** Sets the codec registry, which must hold eyrie-core's classes ({@link Eyrie#registry()}). */
+    public Builder registry(CodecRegistry r) {
+      this.registry = r;
+      return this;
+    }
+
+    /** Sets the execution mode (default {@link Mode#DSSMR}). */
+    public Builder mode(Mode m) {
+      this.mode = Objects.requireNonNull(m, "mode");
+      return this;
+    }
+
+    /** Sets how many retries lead to the S-SMR fallback (default 3; 0 means always S-SMR on all partitions). */
+    public Builder retryThreshold(int n) {
+      if (n < 0) {
+        throw new IllegalArgumentException("retryThreshold must not be negative: " + n);
+      }
+      this.retryThreshold = n;
+      return this;
+    }
+
+    /** Sets how long one multicast may take before its outcome is reported unknown. */
+    public Builder totalTimeoutMs(long ms) {
+      this.totalTimeoutMs = ms;
+      return this;
+    }
+
+    /** Returns the client. */
+    public Client build() {
+      Objects.requireNonNull(cluster, "cluster");
+      Objects.requireNonNull(registry, "registry");
+      return new Client(this);
+    }
+  }
+}

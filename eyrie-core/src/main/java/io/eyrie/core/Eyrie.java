@@ -1,0 +1,47 @@
+package io.eyrie.core;
+
+import io.eyrie.core.internal.CoreTypes;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.CodecRegistry;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.DelivererFactory;
+import java.util.function.Supplier;
+
+/**
+ * Wiring of a DS-SMR service onto the multicast layer: the codec registrations and the
+ * deliverers of partitions and oracle.
+ *
+ * <pre>{@code
+ * CodecRegistry reg = Eyrie.registry().register(100, Account.class).register(101, Transfer.class);
+ * EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).oracle(true)
+ *     .options(NodeOptions.newBuilder().registry(reg).build())
+ *     .deliverers(Eyrie.deliverers(BankServer::new, OracleStateMachine::new))
+ *     .start();
+ * }</pre>
+ */
+public final class Eyrie {
+  private Eyrie() {}
+
+  /** Returns a registry holding eyrie-core's classes; add the application's with ids from 100. */
+  public static CodecRegistry registry() {
+    return CoreTypes.register(CodecRegistry.create());
+  }
+
+  /**
+   * Returns the deliverer factory of a DS-SMR service.
+   *
+   * @param partitions creates the application's server of one partition replica
+   * @param oracle creates the oracle of one oracle replica
+   * @return the factory to give a node or an embedded cluster
+   */
+  public static DelivererFactory deliverers(Supplier<? extends StateMachine> partitions,
+      Supplier<? extends Deliverer> oracle) {
+    return (g, cluster, codec) -> {
+      Deliverer d = cluster.group(g).kind() == ClusterConfig.Kind.ORACLE ? oracle.get() : partitions.get();
+      if (d instanceof ClusterAware a) {
+        a.init(g, cluster, codec);
+      }
+      return d;
+    };
+  }
+}

@@ -1,0 +1,31 @@
+package io.eyrie.core.internal;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.multicast.CodecRegistry;
+
+/** Registers eyrie-core's classes (ids 40-59). Never renumber; only append. */
+public final class CoreTypes {
+  private CoreTypes() {}
+
+  /** Adds eyrie-core's registrations to a registry. */
+  public static CodecRegistry register(CodecRegistry r) {
+    return r.registerEyrie(40, ObjId.class)
+        .registerEyrie(41, ObjId[].class)
+        .registerEyrie(42, Command.class)
+        .registerEyrie(43, Command.Kind.class)
+        .registerEyrie(44, Msgs.AccessReq.class)
+        .registerEyrie(45, Msgs.MoveReq.class)
+        .registerEyrie(46, Msgs.CreateReq.class)
+        .registerEyrie(47, Msgs.DeleteReq.class)
+        .registerEyrie(48, Msgs.SsmrReq.class)
+        .registerEyrie(49, Msgs.Values.class)
+        .registerEyrie(50, Msgs.Verdict.class)
+        .registerEyrie(51, Msgs.ConsultReq.class)
+        .registerEyrie(52, Msgs.Prophecy.class)
+        .registerEyrie(53, Msgs.StatsReq.class)
+        .registerEyrie(54, Msgs.PartitionStatsReply.class)
+        .registerEyrie(55, Msgs.OracleMapReply.class)
+        .registerEyrie(56, Msgs.CoreReply.class);
+  }
+}

@@ -1,0 +1,73 @@
+package io.eyrie.core.internal;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.PRObject;
+import io.eyrie.multicast.GroupId;
+import java.util.TreeMap;
+
+/** The DS-SMR protocol's messages: multicast payloads, channel items, queries and replies. */
+public final class Msgs {
+  private Msgs() {}
+
+  /** Reply statuses. */
+  public static final int OK = 0;
+  public static final int NOK = 1;
+  public static final int RETRY = 2;
+
+  /** Multicast to one partition: execute the command if all its objects are local. */
+  public record AccessReq(Command cmd) {}
+
+  /** Multicast to {oracle, src, dst}: move the objects that src holds to dst. */
+  public record MoveReq(ObjId[] objs, GroupId src, GroupId dst) {}
+
+  /** Multicast to {oracle, partition}: create the command's object in the partition if it exists nowhere. */
+  public record CreateReq(Command cmd, GroupId partition) {}
+
+  /** Multicast to {oracle, partition}: delete the command's object, which the client believes is there. */
+  public record DeleteReq(Command cmd, GroupId partition) {}
+
+  /** Multicast to several partitions (and maybe the oracle): execute with S-SMR execution atomicity. */
+  public record SsmrReq(Command cmd) {}
+
+  /** Channel item: values of objects (a move's payload, or S-SMR's value exchange). */
+  public record Values(TreeMap<ObjId, PRObject> objects) {}
+
+  /** Channel item: the oracle's verdict on a create or delete, and where the object is (or goes). */
+  public record Verdict(int status, GroupId location) {}
+
+  /** Query to the oracle: where are the command's objects, or what is the outcome. */
+  public record ConsultReq(Command cmd) {}
+
+  /**
+   * The oracle's answer to a consult: a verdict (OK or NOK settles the command without executing
+   * it; RETRY means "here are the locations"), the locations, and the partition the objects
+   * should be moved to (or where a new object goes).
+   */
+  public record Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target) {}
+
+  /** Query to a partition: its counters. Query to the oracle: its map (for audits). */
+  public record StatsReq(boolean withObjects) {}
+
+  /** A partition's answer to {@link StatsReq}. */
+  public record PartitionStatsReply(long objects, long executed, long multiPartition, long retries,
+      long[] objectIds) {}
+
+  /** The oracle's answer to {@link StatsReq}. */
+  public record OracleMapReply(TreeMap<ObjId, GroupId> locations) {}
+
+  /** A reply to a command: status, the application's value (OK), and objects to co-locate (RETRY). */
+  public record CoreReply(int status, Object value, ObjId[] extra) {
+    public static CoreReply ok(Object value) {
+      return new CoreReply(OK, value, null);
+    }
+
+    public static CoreReply nok(String why) {
+      return new CoreReply(NOK, why, null);
+    }
+
+    public static CoreReply retry(ObjId[] extra) {
+      return new CoreReply(RETRY, null, extra);
+    }
+  }
+}

@@ -1,0 +1,310 @@
+package io.eyrie.multicast;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The static description of a cluster: its nodes (one JVM each) and its groups (one Raft group
+ * each, with the nodes that hold a replica).
+ *
+ * <p>The text form, one declaration per line ({@code #} starts a comment):
+ *
+ * <pre>
+ * node 1 127.0.0.1 raft=7101 client=7201
+ * node 2 127.0.0.1 raft=7102 client=7202
+ * node 3 127.0.0.1 raft=7103 client=7203
+ * group oracle oracle 1,2,3
+ * group p0 partition 1,2,3
+ * </pre>
+ *
+ * Any layout that gives each group distinct existing nodes is valid. Instances are immutable.
+ */
+public final class ClusterConfig {
+
+  /** The role of a group. */
+  public enum Kind {
+    /** A partition of the application state. */
+    PARTITION,
+    /** The location oracle. */
+    ORACLE
+  }
+
+  /**
+   * One node: a JVM hosting one Ratis server and one client endpoint.
+   *
+   * @param id the node id, positive
+   * @param host the host name or address both ports listen on
+   * @param raftPort the Ratis (server to server) port
+   * @param clientPort the client endpoint port
+   */
+  public record NodeInfo(int id, String host, int raftPort, int clientPort) {}
+
+  /**
+   * One group.
+   *
+   * @param id the group id
+   * @param kind partition or oracle
+   * @param members the ids of the nodes holding a replica, ascending
+   */
+  public record GroupInfo(GroupId id, Kind kind, List<Integer> members) {}
+
+  private final SortedMap<Integer, NodeInfo> nodes;
+  private final SortedMap<GroupId, GroupInfo> groups;
+
+  private ClusterConfig(SortedMap<Integer, NodeInfo> nodes, SortedMap<GroupId, GroupInfo> groups) {
+    this.nodes = Collections.unmodifiableSortedMap(nodes);
+    this.groups = Collections.unmodifiableSortedMap(groups);
+  }
+
+  /** Returns the nodes by id. */
+  public SortedMap<Integer, NodeInfo> nodes() {
+    return nodes;
+  }
+
+  /** Returns the groups by id. */
+  public SortedMap<GroupId, GroupInfo> groups() {
+    return groups;
+  }
+
+  /** Returns the ids of all groups, ascending. */
+  public Set<GroupId> groupIds() {
+    return groups.keySet();
+  }
+
+  /** Returns the partitions' ids, ascending. */
+  public List<GroupId> partitions() {
+    List<GroupId> out = new ArrayList<>();
+    groups.values().forEach(g -> {
+      if (g.kind() == Kind.PARTITION) {
+        out.add(g.id());
+      }
+    });
+    return out;
+  }
+
+  /** Returns the oracle group's id, or null if the cluster has none. */
+  public GroupId oracle() {
+    for (GroupInfo g : groups.values()) {
+      if (g.kind() == Kind.ORACLE) {
+        return g.id();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Returns a group.
+   *
+   * @param id the group id
+   * @return the group
+   * @throws IllegalArgumentException if the cluster has no such group
+   */
+  public GroupInfo group(GroupId id) {
+    GroupInfo g = groups.get(id);
+    if (g == null) {
+      throw new IllegalArgumentException("unknown group " + id);
+    }
+    return g;
+  }
+
+  /**
+   * Returns a node.
+   *
+   * @param id the node id
+   * @return the node
+   * @throws IllegalArgumentException if the cluster has no such node
+   */
+  public NodeInfo node(int id) {
+    NodeInfo n = nodes.get(id);
+    if (n == null) {
+      throw new IllegalArgumentException("unknown node " + id);
+    }
+    return n;
+  }
+
+  /** Returns the groups that have a replica on the given node, ascending. */
+  public List<GroupId> groupsOf(int nodeId) {
+    List<GroupId> out = new ArrayList<>();
+    for (GroupInfo g : groups.values()) {
+      if (g.members().contains(nodeId)) {
+        out.add(g.id());
+      }
+    }
+    return out;
+  }
+
+  /** Returns this configuration in its text form, which {@link #parse(String)} reads back. */
+  public String toText() {
+    StringBuilder sb = new StringBuilder();
+    for (NodeInfo n : nodes.values()) {
+      sb.append("node ").append(n.id()).append(' ').append(n.host())
+          .append(" raft=").append(n.raftPort()).append(" client=").append(n.clientPort()).append('\n');
+    }
+    for (GroupInfo g : groups.values()) {
+      sb.append("group ").append(g.id()).append(' ').append(g.kind().name().toLowerCase())
+          .append(' ');
+      for (int i = 0; i < g.members().size(); i++) {
+        sb.append(i == 0 ? "" : ",").append(g.members().get(i));
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Reads a cluster file.
+   *
+   * @param file the file
+   * @return the configuration
+   * @throws IOException if the file cannot be read
+   * @throws IllegalArgumentException if it is malformed, with the line at fault
+   */
+  public static ClusterConfig load(Path file) throws IOException {
+    return parse(Files.readString(file, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Parses the text form.
+   *
+   * @param text the text
+   * @return the configuration
+   * @throws IllegalArgumentException if it is malformed, with the line at fault
+   */
+  public static ClusterConfig parse(String text) {
+    Builder b = newBuilder();
+    String[] lines = text.split("\n");
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i].replaceAll("#.*", "").trim();
+      if (line.isEmpty()) {
+        continue;
+      }
+      String[] f = line.split("\\s+");
+      try {
+        if (f[0].equals("node") && f.length == 5) {
+          b.node(Integer.parseInt(f[1]), f[2], port(f[3], "raft"), port(f[4], "client"));
+        } else if (f[0].equals("group") && f.length == 4) {
+          Kind kind = Kind.valueOf(f[2].toUpperCase());
+          List<Integer> members = new ArrayList<>();
+          for (String m : f[3].split(",")) {
+            members.add(Integer.parseInt(m.trim()));
+          }
+          b.group(GroupId.valueOf(f[1]), kind, members);
+        } else {
+          throw new IllegalArgumentException("expected 'node ID HOST raft=P client=P' or 'group NAME partition|oracle N,N,N'");
+        }
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("cluster file line " + (i + 1) + ": '" + lines[i].trim() + "': " + e.getMessage(), e);
+      }
+    }
+    return b.build();
+  }
+
+  private static int port(String field, String name) {
+    if (!field.startsWith(name + "=")) {
+      throw new IllegalArgumentException("expected " + name + "=PORT, got " + field);
+    }
+    return Integer.parseInt(field.substring(name.length() + 1));
+  }
+
+  /** Returns a new builder. */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ClusterConfig}; {@link #build()} validates the whole. */
+  public static final class Builder {
+    private final SortedMap<Integer, NodeInfo> nodes = new TreeMap<>();
+    private final SortedMap<GroupId, GroupInfo> groups = new TreeMap<>();
+
+    private Builder() {}
+
+    /**
+     * Adds a node.
+     *
+     * @param id positive node id
+     * @param host host name or address
+     * @param raftPort Ratis port
+     * @param clientPort client endpoint port
+     * @return this builder
+     */
+    public Builder node(int id, String host, int raftPort, int clientPort) {
+      if (id <= 0) {
+        throw new IllegalArgumentException("node id must be positive: " + id);
+      }
+      if (nodes.put(id, new NodeInfo(id, host, raftPort, clientPort)) != null) {
+        throw new IllegalArgumentException("duplicate node " + id);
+      }
+      return this;
+    }
+
+    /**
+     * Adds a group.
+     *
+     * @param id group id
+     * @param kind partition or oracle
+     * @param members node ids of its replicas
+     * @return this builder
+     */
+    public Builder group(GroupId id, Kind kind, List<Integer> members) {
+      TreeSet<Integer> sorted = new TreeSet<>(members);
+      if (sorted.size() != members.size() || sorted.isEmpty()) {
+        throw new IllegalArgumentException("group " + id + " needs distinct members, got " + members);
+      }
+      if (groups.put(id, new GroupInfo(id, kind, List.copyOf(sorted))) != null) {
+        throw new IllegalArgumentException("duplicate group " + id);
+      }
+      return this;
+    }
+
+    /** Validates and returns the configuration. */
+    public ClusterConfig build() {
+      if (groups.isEmpty()) {
+        throw new IllegalArgumentException("a cluster needs at least one group");
+      }
+      int oracles = 0;
+      for (GroupInfo g : groups.values()) {
+        oracles += g.kind() == Kind.ORACLE ? 1 : 0;
+        for (int m : g.members()) {
+          if (!nodes.containsKey(m)) {
+            throw new IllegalArgumentException("group " + g.id() + " names unknown node " + m);
+          }
+        }
+      }
+      if (oracles > 1) {
+        throw new IllegalArgumentException("at most one oracle group");
+      }
+      Set<String> endpoints = new TreeSet<>();
+      for (NodeInfo n : nodes.values()) {
+        if (!endpoints.add(n.host() + ":" + n.raftPort()) || !endpoints.add(n.host() + ":" + n.clientPort())) {
+          throw new IllegalArgumentException("node " + n.id() + " reuses a port");
+        }
+      }
+      return new ClusterConfig(new TreeMap<>(nodes), new TreeMap<>(groups));
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ClusterConfig c && c.nodes.equals(nodes) && c.groups.equals(groups);
+  }
+
+  @Override
+  public int hashCode() {
+    return nodes.hashCode() * 31 + groups.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return toText();
+  }
+
+}

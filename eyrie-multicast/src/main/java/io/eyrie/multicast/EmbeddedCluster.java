@@ -1,0 +1,337 @@
+package io.eyrie.multicast;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * A whole cluster in one JVM, on loopback ports, with on-disk storage in a directory of its
+ * own: for tests, demos and benchmarks. Nodes can be killed and restarted on their storage.
+ *
+ * <pre>{@code
+ * try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(4)
+ *         .deliverers((g, cluster, codec) -> new MyDeliverer()).start();
+ *      MulticastClient client = c.newClient()) {
+ *   Object reply = client.multicast(Set.of(GroupId.valueOf("p0")), "hello").get();
+ * }
+ * }</pre>
+ */
+public final class EmbeddedCluster implements AutoCloseable {
+  private final ClusterConfig cluster;
+  private final Path storage;
+  private final boolean deleteStorage;
+  private final DelivererFactory apps;
+  private final NodeOptions options;
+  private final SortedMap<Integer, Node> nodes = new TreeMap<>();
+
+  private EmbeddedCluster(Builder b, ClusterConfig cluster, Path storage) {
+    this.cluster = cluster;
+    this.storage = storage;
+    this.deleteStorage = b.storage == null;
+    this.apps = b.apps;
+    this.options = b.options;
+  }
+
+  /** Returns a builder (3 nodes, 4 partitions, no oracle, every group on every node). */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Returns the cluster description (with the ports chosen at start). */
+  public ClusterConfig cluster() {
+    return cluster;
+  }
+
+  /** Returns the options every node runs with. */
+  public NodeOptions options() {
+    return options;
+  }
+
+  /** Returns the storage directory of a node. */
+  public Path storageOf(int nodeId) {
+    return storage.resolve("node-" + nodeId);
+  }
+
+  /**
+   * Returns a running node.
+   *
+   * @param id the node id
+   * @return the node
+   * @throws IllegalStateException if the node is not running
+   */
+  public synchronized Node node(int id) {
+    Node n = nodes.get(id);
+    if (n == null) {
+      throw new IllegalStateException("node " + id + " is not running");
+    }
+    return n;
+  }
+
+  /** Returns the running nodes by id. */
+  public synchronized SortedMap<Integer, Node> runningNodes() {
+    return new TreeMap<>(nodes);
+  }
+
+  /** Returns true if the node is running. */
+  public synchronized boolean isRunning(int id) {
+    return nodes.containsKey(id);
+  }
+
+  /** Stops a node abruptly-enough for tests: its storage stays, its memory state is lost. */
+  public void kill(int id) {
+    Node n;
+    synchronized (this) {
+      n = nodes.remove(id);
+    }
+    if (n != null) {
+      n.close();
+    }
+  }
+
+  /**
+   * Starts a stopped node again on its storage.
+   *
+   * @param id the node id
+   * @throws UncheckedIOException if it cannot start
+   */
+  public void restart(int id) {
+    synchronized (this) {
+      if (nodes.containsKey(id)) {
+        throw new IllegalStateException("node " + id + " is running");
+      }
+    }
+    try {
+      Node n = Node.start(cluster, id, storageOf(id), apps, options);
+      synchronized (this) {
+        nodes.put(id, n);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("restarting node " + id, e);
+    }
+  }
+
+  /** Stops every node. */
+  public void killAll() {
+    for (int id : cluster.nodes().keySet()) {
+      kill(id);
+    }
+  }
+
+  /** Starts every stopped node. */
+  public void restartAll() {
+    for (int id : cluster.nodes().keySet()) {
+      if (!isRunning(id)) {
+        restart(id);
+      }
+    }
+  }
+
+  /** Returns the node whose replica leads the group, or 0 if no running node does. */
+  public int leaderOf(GroupId g) {
+    for (Node n : runningNodes().values()) {
+      if (n.groups().contains(g) && n.isLeader(g)) {
+        return n.id();
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Waits until every group has a leader among the running nodes.
+   *
+   * @param timeout how long to wait
+   * @throws IllegalStateException on timeout
+   */
+  public void awaitLeaders(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      List<GroupId> leaderless = new ArrayList<>();
+      for (GroupId g : cluster.groupIds()) {
+        if (leaderOf(g) == 0) {
+          leaderless.add(g);
+        }
+      }
+      if (leaderless.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no leader within " + timeout + " for " + leaderless);
+      }
+      try {
+        Thread.sleep(20); // polling interval of a deadline-bounded wait
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+  }
+
+  /** Returns a client of this cluster with the cluster's codec registry. */
+  public MulticastClient newClient() {
+    return MulticastClient.connect(cluster, options.registry());
+  }
+
+  @Override
+  public void close() {
+    killAll();
+    if (deleteStorage) {
+      deleteRecursively(storage);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // best effort: a temp directory left behind is harmless
+    }
+  }
+
+  /** Builds and starts an {@link EmbeddedCluster}. */
+  public static final class Builder {
+    private int nodes = 3;
+    private int partitions = 4;
+    private boolean oracle;
+    private int replication = 0;
+    private DelivererFactory apps;
+    private NodeOptions options = NodeOptions.defaults();
+    private Path storage;
+
+    private Builder() {}
+
+    /** Sets the number of nodes (default 3). */
+    public Builder nodes(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("nodes must be positive: " + n);
+      }
+      this.nodes = n;
+      return this;
+    }
+
+    /** Sets the number of partitions, named p0, p1, ... (default 4). */
+    public Builder partitions(int k) {
+      if (k < 0) {
+        throw new IllegalArgumentException("partitions must not be negative: " + k);
+      }
+      this.partitions = k;
+      return this;
+    }
+
+    /** Adds an oracle group named "oracle" (default: none). */
+    public Builder oracle(boolean withOracle) {
+      this.oracle = withOracle;
+      return this;
+    }
+
+    /**
+     * Sets the replicas per group (default: every node). Groups are spread round-robin over
+     * the nodes.
+     */
+    public Builder replication(int r) {
+      this.replication = r;
+      return this;
+    }
+
+    /** Sets the deliverer factory (required). */
+    public Builder deliverers(DelivererFactory f) {
+      this.apps = f;
+      return this;
+    }
+
+    /** Sets the node options. */
+    public Builder options(NodeOptions o) {
+      this.options = Objects.requireNonNull(o, "options");
+      return this;
+    }
+
+    /** Sets the storage directory (default: a temporary directory deleted on close). */
+    public Builder storage(Path dir) {
+      this.storage = dir;
+      return this;
+    }
+
+    /**
+     * Starts the cluster and waits until every group has a leader.
+     *
+     * @return the running cluster
+     */
+    public EmbeddedCluster start() {
+      Objects.requireNonNull(apps, "deliverers");
+      int r = replication <= 0 ? nodes : Math.min(replication, nodes);
+      try {
+        Path dir = storage != null ? storage : Files.createTempDirectory("eyrie-cluster-");
+        ClusterConfig.Builder cb = ClusterConfig.newBuilder();
+        try (PortBlock ports = new PortBlock(2 * nodes)) {
+          for (int i = 1; i <= nodes; i++) {
+            cb.node(i, "127.0.0.1", ports.port(2 * (i - 1)), ports.port(2 * (i - 1) + 1));
+          }
+        }
+        List<String> names = new ArrayList<>();
+        if (oracle) {
+          names.add("oracle");
+        }
+        for (int p = 0; p < partitions; p++) {
+          names.add("p" + p);
+        }
+        for (int gi = 0; gi < names.size(); gi++) {
+          List<Integer> members = new ArrayList<>();
+          for (int k = 0; k < r; k++) {
+            members.add((gi + k) % nodes + 1);
+          }
+          cb.group(GroupId.valueOf(names.get(gi)),
+              names.get(gi).equals("oracle") ? ClusterConfig.Kind.ORACLE : ClusterConfig.Kind.PARTITION, members);
+        }
+        EmbeddedCluster c = new EmbeddedCluster(this, cb.build(), dir);
+        try {
+          c.restartAll();
+          c.awaitLeaders(Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+          c.close();
+          throw e;
+        }
+        return c;
+      } catch (IOException e) {
+        throw new UncheckedIOException("starting an embedded cluster", e);
+      }
+    }
+  }
+
+  /** Free loopback ports, found by binding and releasing. */
+  private static final class PortBlock implements AutoCloseable {
+    private final List<ServerSocket> sockets = new ArrayList<>();
+
+    PortBlock(int n) throws IOException {
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress("127.0.0.1", 0));
+        sockets.add(s);
+      }
+    }
+
+    int port(int i) {
+      return sockets.get(i).getLocalPort();
+    }
+
+    @Override
+    public void close() throws IOException {
+      for (ServerSocket s : sockets) {
+        s.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.eyrie.multicast;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The outcome of executing a message in one group: a reply, an error, completion without a
+ * reply, or a wait for items from other groups. Immutable.
+ */
+public final class Execution {
+
+  enum Kind { REPLY, ERROR, DONE, AWAIT }
+
+  private static final Execution DONE = new Execution(Kind.DONE, null, null, Set.of());
+
+  private final Kind kind;
+  private final Object reply;
+  private final String error;
+  private final Set<GroupId> awaited;
+
+  private Execution(Kind kind, Object reply, String error, Set<GroupId> awaited) {
+    this.kind = kind;
+    this.reply = reply;
+    this.error = error;
+    this.awaited = awaited;
+  }
+
+  /**
+   * Completes the message with a reply (sent to the client if this is the reply group).
+   *
+   * @param value a registered object, or null
+   * @return the outcome
+   */
+  public static Execution reply(Object value) {
+    return new Execution(Kind.REPLY, value, null, Set.of());
+  }
+
+  /**
+   * Completes the message with an error reply.
+   *
+   * @param message what went wrong, for the client
+   * @return the outcome
+   */
+  public static Execution error(String message) {
+    return new Execution(Kind.ERROR, null, message, Set.of());
+  }
+
+  /** Completes the message without a reply (the reply group answers null). */
+  public static Execution done() {
+    return DONE;
+  }
+
+  /**
+   * Parks the message until at least one item for it has arrived from each of the groups.
+   *
+   * @param groups the groups to hear from; not empty
+   * @return the outcome
+   */
+  public static Execution awaitFrom(Collection<GroupId> groups) {
+    if (groups.isEmpty()) {
+      throw new IllegalArgumentException("awaitFrom needs at least one group");
+    }
+    return new Execution(Kind.AWAIT, null, null, Collections.unmodifiableSet(new TreeSet<>(groups)));
+  }
+
+  Kind kind() {
+    return kind;
+  }
+
+  /** Returns the reply value (null unless this is a reply). */
+  public Object replyValue() {
+    return reply;
+  }
+
+  /** Returns the error message (null unless this is an error). */
+  public String errorMessage() {
+    return error;
+  }
+
+  /** Returns the awaited groups (empty unless this is a wait). */
+  public Set<GroupId> awaited() {
+    return awaited;
+  }
+
+  /** Returns true if the message is parked. */
+  public boolean isAwait() {
+    return kind == Kind.AWAIT;
+  }
+
+  /** Returns true if this is an error. */
+  public boolean isError() {
+    return kind == Kind.ERROR;
+  }
+
+  @Override
+  public String toString() {
+    return switch (kind) {
+      case REPLY -> "reply(" + reply + ")";
+      case ERROR -> "error(" + error + ")";
+      case DONE -> "done";
+      case AWAIT -> "awaitFrom" + awaited;
+    };
+  }
+}

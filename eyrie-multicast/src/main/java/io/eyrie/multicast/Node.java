@@ -1,0 +1,307 @@
+package io.eyrie.multicast;
+
+import io.eyrie.multicast.internal.ClientEndpoint;
+import io.eyrie.multicast.internal.GroupState;
+import io.eyrie.multicast.internal.GroupStateMachine;
+import io.eyrie.multicast.internal.NodeChannels;
+import io.eyrie.multicast.internal.RatisSupport;
+import io.eyrie.multicast.internal.ReplyRouter;
+import io.eyrie.multicast.internal.RequestHandler;
+import io.eyrie.multicast.internal.Wire;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Eyrie node: a JVM process (or, embedded, a part of one) hosting one Ratis server with a
+ * replica of each of its groups, the group channels those replicas lead, and the client
+ * endpoint.
+ *
+ * <p>A node keeps everything durable in its storage directory; a node started again on the
+ * same directory recovers every group from its snapshot and log.
+ *
+ * <pre>{@code
+ * ClusterConfig cluster = ClusterConfig.load(Path.of("cluster.conf"));
+ * try (Node node = Node.start(cluster, 1, Path.of("data/n1"), (g, c, codec) -> new MyDeliverer(),
+ *     NodeOptions.defaults())) {
+ *   node.awaitClose();
+ * }
+ * }</pre>
+ */
+public final class Node implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+
+  private final ClusterConfig cluster;
+  private final int nodeId;
+  private final NodeOptions options;
+  private final Codec codec;
+  private final SortedMap<GroupId, GroupStateMachine> machines = Collections.synchronizedSortedMap(new TreeMap<>());
+  private final Map<GroupId, ReplyRouter> routers = new ConcurrentHashMap<>();
+  private final NodeChannels channels;
+  private final RaftServer server;
+  private final ClientEndpoint endpoint;
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+  private Node(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options)
+      throws IOException {
+    this.cluster = cluster;
+    this.nodeId = nodeId;
+    this.options = options;
+    this.codec = new Codec(options.registry());
+    ClusterConfig.NodeInfo self = cluster.node(nodeId);
+    List<GroupId> local = cluster.groupsOf(nodeId);
+    Map<RaftGroupId, GroupId> byRaftId = new ConcurrentHashMap<>();
+    for (GroupId g : cluster.groupIds()) {
+      byRaftId.put(RatisSupport.raftGroupId(g), g);
+    }
+    this.channels = new NodeChannels(cluster, nodeId, codec, options, this::machine);
+    for (GroupId g : local) {
+      routers.put(g, new ReplyRouter());
+    }
+    channels.onSubmitFailure((start, t) -> {
+      ReplyRouter r = routers.get(start.replyGroup());
+      if (r != null) {
+        r.fail(start.id(), t);
+      }
+    });
+    Files.createDirectories(storage);
+    Function<RaftGroupId, GroupStateMachine> registry = rgid -> {
+      GroupId g = byRaftId.get(rgid);
+      if (g == null || !local.contains(g)) {
+        throw new IllegalStateException("node " + nodeId + " does not host Ratis group " + rgid);
+      }
+      GroupStateMachine sm = GroupStateMachine.create(g, cluster, codec, apps, options.clientExpiryMs(),
+          channels::leaderChanged);
+      sm.setListener(new GroupState.Listener() {
+        @Override
+        public void reply(MsgId id, GroupState.Reply reply) {
+          routers.get(g).complete(id, reply);
+        }
+
+        @Override
+        public void outboxChanged(GroupId to) {
+          channels.outboxChanged(g, to);
+        }
+      });
+      machines.put(g, sm);
+      return sm;
+    };
+    this.server = RaftServer.newBuilder()
+        .setServerId(RatisSupport.peerId(nodeId))
+        .setProperties(RatisSupport.serverProperties(self, storage.toFile(), options))
+        .setStateMachineRegistry(registry::apply)
+        .build();
+    try {
+      server.start();
+      java.util.Set<RaftGroupId> existing = new java.util.HashSet<>();
+      server.getGroupIds().forEach(existing::add);
+      for (GroupId g : local) {
+        RaftGroupId rgid = RatisSupport.raftGroupId(g);
+        if (!existing.contains(rgid)) {
+          RaftClientReply r = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(),
+              RatisSupport.peerId(nodeId), 0, RatisSupport.raftGroup(cluster, g)));
+          if (!r.isSuccess()) {
+            throw new IOException("cannot add group " + g + ": " + r.getException());
+          }
+        }
+      }
+      for (GroupId g : local) {
+        channels.attach(g, server.getDivision(RatisSupport.raftGroupId(g)));
+      }
+      this.endpoint = ClientEndpoint.start(self.host(), self.clientPort(), codec, new Handler(), options.maxFrameBytes());
+      channels.start();
+    } catch (IOException | RuntimeException e) {
+      closeQuietly();
+      throw e;
+    }
+    LOG.info("node {} started: groups {}, raft {}:{}, client {}", nodeId, local, self.host(), self.raftPort(),
+        self.clientPort());
+  }
+
+  /**
+   * Starts a node.
+   *
+   * @param cluster the cluster
+   * @param nodeId this node's id in the cluster
+   * @param storage the directory holding this node's logs and snapshots (created if missing)
+   * @param apps creates the deliverer of each hosted group
+   * @param options tunables
+   * @return the running node
+   * @throws IOException if the server cannot start (a port in use, unreadable storage)
+   */
+  public static Node start(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps,
+      NodeOptions options) throws IOException {
+    return new Node(cluster, nodeId, storage, apps, options);
+  }
+
+  /** Returns this node's id. */
+  public int id() {
+    return nodeId;
+  }
+
+  /** Returns the cluster. */
+  public ClusterConfig cluster() {
+    return cluster;
+  }
+
+  /** Returns the codec of this node. */
+  public Codec codec() {
+    return codec;
+  }
+
+  /** Returns the groups hosted here. */
+  public List<GroupId> groups() {
+    return cluster.groupsOf(nodeId);
+  }
+
+  private GroupStateMachine machine(GroupId g) {
+    GroupStateMachine sm = machines.get(g);
+    if (sm == null) {
+      throw new IllegalArgumentException("node " + nodeId + " does not host group " + g);
+    }
+    return sm;
+  }
+
+  /** Returns true if this node's replica currently leads the group. */
+  public boolean isLeader(GroupId g) {
+    return channels.isLeader(g);
+  }
+
+  /**
+   * Runs a read-only function on the local replica of a group, under the replica's lock, with
+   * the replica's current deliverer (which is replaced when a snapshot is installed).
+   *
+   * @param g a hosted group
+   * @param f the function
+   * @param <T> its result type
+   * @return its result
+   */
+  public <T> T inspect(GroupId g, Function<Deliverer, T> f) {
+    return machine(g).read(s -> f.apply(s.app()));
+  }
+
+  /**
+   * Returns counters of the local replica of a group.
+   *
+   * @param g a hosted group
+   * @return the counters
+   */
+  public GroupStats stats(GroupId g) {
+    GroupStateMachine sm = machine(g);
+    return sm.read(s -> {
+      GroupState.Stats st = s.stats();
+      return new GroupStats(st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
+          st.itemsSent, st.itemsReceived, s.pendingCount(), s.queuedCount(), sm.snapshotsTaken(),
+          sm.snapshotsLoaded());
+    });
+  }
+
+  /** Returns the counters of this node's submitters and channel senders. */
+  public NodeTraffic traffic() {
+    return channels.traffic();
+  }
+
+  /** Blocks until {@link #close()} has been called (for a node's main thread). */
+  public void awaitClose() throws InterruptedException {
+    try {
+      closed.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    closeQuietly();
+    closed.complete(null);
+  }
+
+  private void closeQuietly() {
+    try {
+      if (endpoint != null) {
+        endpoint.close();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: closing the endpoint: {}", nodeId, e.toString());
+    }
+    channels.close();
+    try {
+      if (server != null) {
+        server.close();
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("node {}: closing the Ratis server: {}", nodeId, e.toString());
+    }
+    routers.values().forEach(ReplyRouter::failAll);
+  }
+
+  private final class Handler implements RequestHandler {
+    @Override
+    public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest request) {
+      Wire.Start s = request.start();
+      if (s == null || s.id() == null || s.dests() == null || s.replyGroup() == null || s.payload() == null) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "incomplete request", 0));
+      }
+      ReplyRouter router = routers.get(s.replyGroup());
+      if (router == null) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST,
+            "node " + nodeId + " does not host reply group " + s.replyGroup(), channels.leaderHint(s.replyGroup())));
+      }
+      for (GroupId d : s.dests()) {
+        if (d == null || !cluster.groups().containsKey(d)) {
+          return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + d, 0));
+        }
+      }
+      if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "reply group is not a destination", 0));
+      }
+      CompletableFuture<GroupState.Reply> reply = router.await(s.id());
+      channels.submit(s);
+      return reply.handle((r, err) -> {
+        int hint = channels.leaderHint(s.replyGroup());
+        if (err != null) {
+          return error(GroupState.UNAVAILABLE, "not answered: " + err, hint);
+        }
+        return new Wire.ClientReply(request.requestId(), r.status(), r.body(), r.error(), hint);
+      });
+    }
+
+    @Override
+    public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request) {
+      if (request.group() == null || !cluster.groups().containsKey(request.group()) || request.query() == null) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + request.group(), 0));
+      }
+      return channels.query(request.group(), request.query()).handle((bytes, err) -> {
+        int hint = channels.leaderHint(request.group());
+        if (err != null) {
+          Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+              ? err.getCause() : err;
+          return cause instanceof NodeChannels.QueryException
+              ? error(GroupState.ERROR, "query refused: " + cause.getMessage(), hint)
+              : error(GroupState.UNAVAILABLE, "query failed: " + cause, hint);
+        }
+        return new Wire.ClientReply(request.requestId(), GroupState.OK, bytes, null, hint);
+      });
+    }
+
+    private Wire.ClientReply error(int status, String message, int hint) {
+      return new Wire.ClientReply(0, status, null, message, hint);
+    }
+  }
+}

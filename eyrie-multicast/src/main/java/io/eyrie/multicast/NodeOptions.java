@@ -1,0 +1,254 @@
+package io.eyrie.multicast;
+
+import java.util.Objects;
+
+/**
+ * Tunables of a node. Immutable; build with {@link #newBuilder()}. The defaults suit a
+ * production-like local cluster; tests shrink the snapshot threshold and segment size.
+ */
+public final class NodeOptions {
+  /** Default log entries between automatic snapshots. */
+  public static final long SNAPSHOT_THRESHOLD_DEFAULT = 20_000;
+  /** Default maximum size of a log segment, in bytes. */
+  public static final long SEGMENT_SIZE_MAX_DEFAULT = 8L << 20;
+  /** Default lower bound of the election timeout. */
+  public static final int ELECTION_TIMEOUT_MIN_MS_DEFAULT = 1000;
+  /** Default upper bound of the election timeout. */
+  public static final int ELECTION_TIMEOUT_MAX_MS_DEFAULT = 2000;
+  /** Default maximum client frame size, in bytes. */
+  public static final int MAX_FRAME_BYTES_DEFAULT = 4 << 20;
+  /** Default maximum number of items in one channel batch. */
+  public static final int CHANNEL_BATCH_MAX_ITEMS_DEFAULT = 1024;
+  /** Default number of channel batches in flight per channel. */
+  public static final int CHANNEL_WINDOW_DEFAULT = 4;
+  /** Default number of start batches in flight per group and node. */
+  public static final int SUBMIT_IN_FLIGHT_DEFAULT = 4;
+  /** Default maximum number of starts in one log entry. */
+  public static final int SUBMIT_BATCH_MAX_DEFAULT = 512;
+  /** Default time an idle client's records are kept, in log time. */
+  public static final long CLIENT_EXPIRY_MS_DEFAULT = 30 * 60_000L;
+  /** Default timeout of one Ratis request made by a node. */
+  public static final int RATIS_REQUEST_TIMEOUT_MS_DEFAULT = 3000;
+
+  private final long snapshotThreshold;
+  private final long segmentSizeMax;
+  private final int electionTimeoutMinMs;
+  private final int electionTimeoutMaxMs;
+  private final int maxFrameBytes;
+  private final int channelBatchMaxItems;
+  private final int channelWindow;
+  private final int submitInFlight;
+  private final int submitBatchMax;
+  private final long clientExpiryMs;
+  private final int ratisRequestTimeoutMs;
+  private final CodecRegistry registry;
+
+  private NodeOptions(Builder b) {
+    this.snapshotThreshold = b.snapshotThreshold;
+    this.segmentSizeMax = b.segmentSizeMax;
+    this.electionTimeoutMinMs = b.electionTimeoutMinMs;
+    this.electionTimeoutMaxMs = b.electionTimeoutMaxMs;
+    this.maxFrameBytes = b.maxFrameBytes;
+    this.channelBatchMaxItems = b.channelBatchMaxItems;
+    this.channelWindow = b.channelWindow;
+    this.submitInFlight = b.submitInFlight;
+    this.submitBatchMax = b.submitBatchMax;
+    this.clientExpiryMs = b.clientExpiryMs;
+    this.ratisRequestTimeoutMs = b.ratisRequestTimeoutMs;
+    this.registry = b.registry;
+  }
+
+  /** Returns options with every default. */
+  public static NodeOptions defaults() {
+    return newBuilder().build();
+  }
+
+  /** Returns a builder initialized with the defaults. */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Returns a builder initialized with these options. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.snapshotThreshold = snapshotThreshold;
+    b.segmentSizeMax = segmentSizeMax;
+    b.electionTimeoutMinMs = electionTimeoutMinMs;
+    b.electionTimeoutMaxMs = electionTimeoutMaxMs;
+    b.maxFrameBytes = maxFrameBytes;
+    b.channelBatchMaxItems = channelBatchMaxItems;
+    b.channelWindow = channelWindow;
+    b.submitInFlight = submitInFlight;
+    b.submitBatchMax = submitBatchMax;
+    b.clientExpiryMs = clientExpiryMs;
+    b.ratisRequestTimeoutMs = ratisRequestTimeoutMs;
+    b.registry = registry;
+    return b;
+  }
+
+  /** Log entries between automatic snapshots. */
+  public long snapshotThreshold() {
+    return snapshotThreshold;
+  }
+
+  /** Maximum log segment size in bytes (closed segments below a snapshot are purged). */
+  public long segmentSizeMax() {
+    return segmentSizeMax;
+  }
+
+  /** Lower bound of the Raft election timeout. */
+  public int electionTimeoutMinMs() {
+    return electionTimeoutMinMs;
+  }
+
+  /** Upper bound of the Raft election timeout. */
+  public int electionTimeoutMaxMs() {
+    return electionTimeoutMaxMs;
+  }
+
+  /** Largest client frame accepted, in bytes. */
+  public int maxFrameBytes() {
+    return maxFrameBytes;
+  }
+
+  /** Most items in one channel batch. */
+  public int channelBatchMaxItems() {
+    return channelBatchMaxItems;
+  }
+
+  /** Channel batches in flight per channel. */
+  public int channelWindow() {
+    return channelWindow;
+  }
+
+  /** Start batches in flight per group and node. */
+  public int submitInFlight() {
+    return submitInFlight;
+  }
+
+  /** Most client starts in one log entry. */
+  public int submitBatchMax() {
+    return submitBatchMax;
+  }
+
+  /** How long, in log time, an idle client's exactly-once records are kept. */
+  public long clientExpiryMs() {
+    return clientExpiryMs;
+  }
+
+  /** Timeout of one Ratis request made by the node (submissions, channel batches). */
+  public int ratisRequestTimeoutMs() {
+    return ratisRequestTimeoutMs;
+  }
+
+  /** The application's codec registrations. */
+  public CodecRegistry registry() {
+    return registry;
+  }
+
+  /** Builds {@link NodeOptions}. */
+  public static final class Builder {
+    private long snapshotThreshold = SNAPSHOT_THRESHOLD_DEFAULT;
+    private long segmentSizeMax = SEGMENT_SIZE_MAX_DEFAULT;
+    private int electionTimeoutMinMs = ELECTION_TIMEOUT_MIN_MS_DEFAULT;
+    private int electionTimeoutMaxMs = ELECTION_TIMEOUT_MAX_MS_DEFAULT;
+    private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
+    private int channelBatchMaxItems = CHANNEL_BATCH_MAX_ITEMS_DEFAULT;
+    private int channelWindow = CHANNEL_WINDOW_DEFAULT;
+    private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
+    private int submitBatchMax = SUBMIT_BATCH_MAX_DEFAULT;
+    private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
+    private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
+    private CodecRegistry registry = CodecRegistry.create();
+
+    private Builder() {}
+
+    /** Sets the log entries between automatic snapshots (at least 1). */
+    public Builder snapshotThreshold(long v) {
+      this.snapshotThreshold = positive(v, "snapshotThreshold");
+      return this;
+    }
+
+    /** Sets the maximum log segment size in bytes (at least 16 KiB). */
+    public Builder segmentSizeMax(long v) {
+      if (v < 16 << 10) {
+        throw new IllegalArgumentException("segmentSizeMax must be at least 16 KiB: " + v);
+      }
+      this.segmentSizeMax = v;
+      return this;
+    }
+
+    /** Sets the election timeout bounds (min at least 100 ms, max above min). */
+    public Builder electionTimeoutMs(int min, int max) {
+      if (min < 100 || max <= min) {
+        throw new IllegalArgumentException("election timeout needs 100 <= min < max: " + min + ", " + max);
+      }
+      this.electionTimeoutMinMs = min;
+      this.electionTimeoutMaxMs = max;
+      return this;
+    }
+
+    /** Sets the largest client frame accepted, in bytes (at least 1 KiB). */
+    public Builder maxFrameBytes(int v) {
+      if (v < 1024) {
+        throw new IllegalArgumentException("maxFrameBytes must be at least 1024: " + v);
+      }
+      this.maxFrameBytes = v;
+      return this;
+    }
+
+    /** Sets the most items in one channel batch. */
+    public Builder channelBatchMaxItems(int v) {
+      this.channelBatchMaxItems = (int) positive(v, "channelBatchMaxItems");
+      return this;
+    }
+
+    /** Sets the channel batches in flight per channel. */
+    public Builder channelWindow(int v) {
+      this.channelWindow = (int) positive(v, "channelWindow");
+      return this;
+    }
+
+    /** Sets the start batches in flight per group and node. */
+    public Builder submitInFlight(int v) {
+      this.submitInFlight = (int) positive(v, "submitInFlight");
+      return this;
+    }
+
+    /** Sets the most client starts in one log entry. */
+    public Builder submitBatchMax(int v) {
+      this.submitBatchMax = (int) positive(v, "submitBatchMax");
+      return this;
+    }
+
+    /** Sets how long, in log time, an idle client's records are kept. */
+    public Builder clientExpiryMs(long v) {
+      this.clientExpiryMs = positive(v, "clientExpiryMs");
+      return this;
+    }
+
+    /** Sets the timeout of one Ratis request made by the node. */
+    public Builder ratisRequestTimeoutMs(int v) {
+      this.ratisRequestTimeoutMs = (int) positive(v, "ratisRequestTimeoutMs");
+      return this;
+    }
+
+    /** Sets the application's codec registrations. */
+    public Builder registry(CodecRegistry v) {
+      this.registry = Objects.requireNonNull(v, "registry");
+      return this;
+    }
+
+    /** Returns the options. */
+    public NodeOptions build() {
+      return new NodeOptions(this);
+    }
+
+    private static long positive(long v, String name) {
+      if (v <= 0) {
+        throw new IllegalArgumentException(name + " must be positive: " + v);
+      }
+      return v;
+    }
+  }
+}

@@ -1,0 +1,13 @@
+package io.eyrie.multicast;
+
+/**
+ * What a node has sent to Ratis groups since it started: the cost side of the multicast.
+ *
+ * @param startEntries log entries of client starts submitted
+ * @param starts client starts submitted (many per entry under load)
+ * @param channelBatches channel batches sent (Ratis requests)
+ * @param channelItems channel items sent (many per batch under load)
+ * @param channelBytes encoded bytes of the channel batches
+ */
+public record NodeTraffic(long startEntries, long starts, long channelBatches, long channelItems,
+    long channelBytes) {}

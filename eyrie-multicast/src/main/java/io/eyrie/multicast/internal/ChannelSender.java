@@ -1,0 +1,166 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.GroupId;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ships one group channel (from a local group replica to another group) while the local
+ * replica leads its group: batches of outbox items, a bounded window in flight, go-back-N to
+ * the receiver's next expected sequence number, and empty batches that only acknowledge.
+ *
+ * <p>Correctness does not depend on who sends: items are read from applied (committed) state,
+ * and the receiver applies each sequence number once. Leadership only avoids waste.
+ */
+final class ChannelSender {
+  private static final Logger LOG = LoggerFactory.getLogger(ChannelSender.class);
+
+  private final GroupStateMachine sm;
+  private final GroupId from;
+  private final GroupId to;
+  private final RaftClient client;
+  private final Codec codec;
+  private final int window;
+  private final int maxItems;
+
+  private boolean active;
+  private long epoch;
+  private long sent;
+  private long lastAckSent = -1;
+  private int inFlight;
+  private long retryAfterNanos;
+  final AtomicLong batches = new AtomicLong();
+  final AtomicLong items = new AtomicLong();
+  final AtomicLong bytes = new AtomicLong();
+
+  ChannelSender(GroupStateMachine sm, GroupId to, RaftClient client, Codec codec, int window, int maxItems) {
+    this.sm = sm;
+    this.from = sm.group();
+    this.to = to;
+    this.client = client;
+    this.codec = codec;
+    this.window = window;
+    this.maxItems = maxItems;
+  }
+
+  RaftClient client() {
+    return client;
+  }
+
+  synchronized boolean isActive() {
+    return active;
+  }
+
+  /** Starts sending from the oldest item not yet acknowledged (on becoming leader). */
+  synchronized void activate() {
+    if (active) {
+      return;
+    }
+    active = true;
+    epoch++;
+    sent = sm.read(s -> s.channelPositions(to)[0]);
+    inFlight = 0;
+    lastAckSent = -1;
+    retryAfterNanos = 0;
+    LOG.debug("{}->{}: sending from {}", from, to, sent);
+  }
+
+  synchronized void deactivate() {
+    if (active) {
+      active = false;
+      epoch++;
+    }
+  }
+
+  /**
+   * Sends what the window allows. On a tick, also sends a bare acknowledgement if the receiver
+   * has not yet been told how far this group has applied its items.
+   */
+  void pump(boolean tick) {
+    while (true) {
+      Wire.ChannelBatch batch;
+      long myEpoch;
+      synchronized (this) {
+        if (!active || inFlight >= window || System.nanoTime() < retryAfterNanos) {
+          return;
+        }
+        long[] pos = sm.read(s -> s.channelPositions(to));
+        long first = pos[0];
+        long next = pos[1];
+        long nextIn = pos[2];
+        if (sent < first) {
+          sent = first;
+        }
+        if (sent < next) {
+          long start = sent;
+          List<Object> range = sm.read(s -> s.outboxRange(to, start, maxItems));
+          batch = new Wire.ChannelBatch(from, start, range.toArray(), nextIn);
+          sent = start + range.size();
+        } else if (tick && inFlight == 0 && nextIn > lastAckSent) {
+          batch = new Wire.ChannelBatch(from, next, new Object[0], nextIn);
+        } else {
+          return;
+        }
+        lastAckSent = Math.max(lastAckSent, nextIn);
+        inFlight++;
+        myEpoch = epoch;
+      }
+      send(batch, myEpoch);
+    }
+  }
+
+  private void send(Wire.ChannelBatch batch, long myEpoch) {
+    byte[] data = codec.encode(batch);
+    batches.incrementAndGet();
+    items.addAndGet(batch.items().length);
+    bytes.addAndGet(data.length);
+    try {
+      client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
+        if (err == null && reply.isSuccess()) {
+          ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
+          onReply(batch, myEpoch, b.remaining() >= 8 ? b.getLong() : -1);
+        } else {
+          onFailure(batch, myEpoch, err != null ? err : reply.getException());
+        }
+      });
+    } catch (RuntimeException e) {
+      onFailure(batch, myEpoch, e);
+    }
+  }
+
+  private void onReply(Wire.ChannelBatch batch, long myEpoch, long receiverNextIn) {
+    synchronized (this) {
+      if (myEpoch != epoch) {
+        return;
+      }
+      inFlight--;
+      long end = batch.firstSeq() + batch.items().length;
+      if (receiverNextIn >= 0 && receiverNextIn < end && receiverNextIn < sent) {
+        // The receiver skipped part of this batch (a gap after a lost batch): go back.
+        sent = receiverNextIn;
+      }
+    }
+    pump(false);
+  }
+
+  private void onFailure(Wire.ChannelBatch batch, long myEpoch, Throwable t) {
+    synchronized (this) {
+      if (myEpoch != epoch) {
+        return;
+      }
+      inFlight--;
+      LOG.debug("{}->{}: batch at {} failed: {}", from, to, batch.firstSeq(), String.valueOf(t));
+      // Resend everything from this batch on; the receiver drops what it already applied.
+      sent = Math.min(sent, batch.firstSeq());
+      lastAckSent = -1;
+      retryAfterNanos = System.nanoTime() + 50_000_000L;
+    }
+  }
+}

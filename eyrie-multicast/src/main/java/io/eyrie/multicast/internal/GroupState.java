@@ -1,0 +1,668 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.ExecutionContext;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Data;
+import io.eyrie.multicast.internal.Wire.Propose;
+import io.eyrie.multicast.internal.Wire.Start;
+import io.eyrie.multicast.internal.Wire.StartBatch;
+import io.eyrie.multicast.internal.Wire.Started;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicated, deterministic state of one group: fault-tolerant Skeen ordering, the group
+ * channels (outboxes and positions), the execution queue with a parked head, replies and the
+ * per-client records that make execution exactly-once.
+ *
+ * <p>Every replica applies the same entries in the same order and reaches the same state; the
+ * only outputs are the calls on {@link Listener}, which are local (they complete waiting clients
+ * and wake the channel senders) and never feed back into the state. Not thread-safe: the owner
+ * serializes access.
+ */
+public final class GroupState {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupState.class);
+
+  /** Reply statuses, shared with the client frames. */
+  public static final int OK = 0;
+  public static final int ERROR = 1;
+  public static final int UNAVAILABLE = 2;
+  public static final int BAD_REQUEST = 3;
+  public static final int STALE = 4;
+
+  /** Local effects of applying entries. */
+  public interface Listener {
+    /** A reply for a message is final and may be sent to a waiting client. */
+    void reply(MsgId id, Reply reply);
+
+    /** The outbox towards a group has new items. */
+    void outboxChanged(GroupId to);
+  }
+
+  /** A reply as kept in the client table. */
+  public record Reply(int status, byte[] body, String error) {}
+
+  static final Listener NO_LISTENER = new Listener() {
+    @Override
+    public void reply(MsgId id, Reply reply) {}
+
+    @Override
+    public void outboxChanged(GroupId to) {}
+  };
+
+  final GroupId self;
+  final TreeSet<GroupId> known;
+  final Deliverer app;
+  final Codec codec;
+  final long clientExpiryMs;
+  private Listener listener = NO_LISTENER;
+
+  long clock;
+  long logTime;
+  long nextSweep;
+  /** Known messages not yet delivered here. */
+  final HashMap<MsgId, Msg> pending = new HashMap<>();
+  final TreeSet<Msg> undecided = new TreeSet<>(Msg.BY_LOCAL_TS);
+  final TreeSet<Msg> decided = new TreeSet<>(Msg.BY_FINAL_TS);
+  /** Delivered messages not yet fully executed; the head may be parked. */
+  final ArrayDeque<Msg> queue = new ArrayDeque<>();
+  final HashMap<MsgId, Msg> queued = new HashMap<>();
+  boolean headStarted;
+  TreeSet<GroupId> parkedOn;
+  /** Items received for messages that have not finished executing here. */
+  final HashMap<MsgId, Inbox> inboxes = new HashMap<>();
+  /** Replies recorded here but waiting for the other destinations' started-signals. */
+  final HashMap<MsgId, TreeSet<GroupId>> awaitingStarts = new HashMap<>();
+  final TreeMap<GroupId, Channel> channels = new TreeMap<>();
+  final HashMap<Long, ClientRecord> clients = new HashMap<>();
+  final Stats stats = new Stats();
+
+  private final TreeSet<GroupId> dirty = new TreeSet<>();
+  private boolean sentToReplyGroup;
+
+  /**
+   * Creates the initial state of a group replica.
+   *
+   * @param self this group
+   * @param known every group of the cluster
+   * @param app the application
+   * @param codec the cluster codec
+   * @param clientExpiryMs how long (log time) an idle client's records are kept
+   */
+  public GroupState(GroupId self, Collection<GroupId> known, Deliverer app, Codec codec, long clientExpiryMs) {
+    this.self = self;
+    this.known = new TreeSet<>(known);
+    this.app = app;
+    this.codec = codec;
+    this.clientExpiryMs = clientExpiryMs;
+    for (GroupId g : this.known) {
+      if (!g.equals(self)) {
+        channels.put(g, new Channel());
+      }
+    }
+  }
+
+  /** Sets the receiver of local effects. */
+  public void setListener(Listener l) {
+    this.listener = l == null ? NO_LISTENER : l;
+  }
+
+  /** Returns this group's id. */
+  public GroupId self() {
+    return self;
+  }
+
+  /** Returns the application. */
+  public Deliverer app() {
+    return app;
+  }
+
+  /** Returns counters of this replica (replicated values). */
+  public Stats stats() {
+    return stats;
+  }
+
+  // ---------------------------------------------------------------- entries
+
+  /**
+   * Applies one log entry. Never throws for bad content: a malformed entry is answered or
+   * dropped, deterministically.
+   *
+   * @param entry the decoded entry
+   * @return the result for the submitter: for a channel batch, this group's next expected
+   *     sequence number from the sender; otherwise -1
+   */
+  public long apply(Object entry) {
+    long result = -1;
+    if (entry instanceof StartBatch b) {
+      stats.entries++;
+      if (b.time() > logTime) {
+        logTime = b.time();
+      }
+      if (b.starts() != null) {
+        for (Start s : b.starts()) {
+          applyStart(s);
+        }
+      }
+      sweepClients();
+    } else if (entry instanceof ChannelBatch b) {
+      stats.entries++;
+      result = applyChannelBatch(b);
+    } else {
+      LOG.warn("{}: ignoring unknown log entry {}", self, entry == null ? null : entry.getClass().getName());
+    }
+    flushDirty();
+    return result;
+  }
+
+  private void flushDirty() {
+    if (!dirty.isEmpty()) {
+      for (GroupId g : dirty) {
+        listener.outboxChanged(g);
+      }
+      dirty.clear();
+    }
+  }
+
+  private String validate(Start s) {
+    if (s == null || s.id() == null || s.dests() == null || s.replyGroup() == null || s.payload() == null) {
+      return "incomplete message";
+    }
+    if (s.id().seq() < 0 || s.id().attempt() < 0) {
+      return "negative sequence or attempt number";
+    }
+    if (s.dests().length == 0) {
+      return "no destination";
+    }
+    for (int i = 0; i < s.dests().length; i++) {
+      GroupId d = s.dests()[i];
+      if (d == null || !known.contains(d)) {
+        return "unknown group " + d;
+      }
+      if (i > 0 && s.dests()[i - 1].compareTo(d) >= 0) {
+        return "destinations must be ascending without repeats";
+      }
+    }
+    if (Arrays.binarySearch(s.dests(), self) < 0) {
+      return "group " + self + " is not a destination";
+    }
+    if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
+      return "reply group " + s.replyGroup() + " is not a destination";
+    }
+    return null;
+  }
+
+  private void applyStart(Start s) {
+    String invalid = validate(s);
+    if (invalid != null) {
+      if (s != null && s.id() != null) {
+        listener.reply(s.id(), new Reply(BAD_REQUEST, null, invalid));
+      }
+      return;
+    }
+    MsgId id = s.id();
+    ClientRecord rec = client(id.client());
+    rec.lastSeen = logTime;
+    advanceWatermark(id.client(), rec, s.watermark());
+    if (id.seq() < rec.watermark) {
+      listener.reply(id, new Reply(STALE, null, "sequence number " + id.seq() + " is below the client's watermark "
+          + rec.watermark + " (the command finished or was abandoned)"));
+      return;
+    }
+    if (rec.delivered.contains(id)) {
+      Reply r = rec.replies.get(id);
+      if (r != null && !awaitingStarts.containsKey(id)) {
+        listener.reply(id, r);
+      }
+      stats.duplicates++;
+      return;
+    }
+    Msg m = pending.get(id);
+    if (m != null) {
+      if (!m.start.sameContent(s)) {
+        listener.reply(id, new Reply(BAD_REQUEST, null, "message id " + id + " reused with other content"));
+      }
+      stats.duplicates++;
+      return;
+    }
+    newPending(s);
+    deliverReady();
+  }
+
+  private void newPending(Start s) {
+    Msg m = new Msg(s);
+    pending.put(s.id(), m);
+    clock++;
+    if (s.dests().length == 1) {
+      m.finalTs = clock;
+      decided.add(m);
+    } else {
+      m.localTs = clock;
+      m.proposals.put(self, clock);
+      undecided.add(m);
+      for (GroupId d : s.dests()) {
+        if (!d.equals(self)) {
+          send(d, new Propose(s, clock));
+        }
+      }
+    }
+  }
+
+  private void applyPropose(GroupId from, Propose p) {
+    Start s = p.start();
+    String invalid = validate(s);
+    if (invalid != null || Arrays.binarySearch(s.dests(), from) < 0) {
+      LOG.error("{}: dropping invalid proposal from {}: {}", self, from, invalid);
+      return;
+    }
+    ClientRecord rec = client(s.id().client());
+    advanceWatermark(s.id().client(), rec, s.watermark());
+    if (rec.delivered.contains(s.id())) {
+      LOG.error("{}: proposal from {} for {} which was delivered already", self, from, s.id());
+      return;
+    }
+    Msg m = pending.get(s.id());
+    if (m == null) {
+      newPending(s);
+      m = pending.get(s.id());
+    }
+    if (m.finalTs < 0) {
+      m.proposals.put(from, p.ts());
+      if (m.proposals.size() == s.dests().length) {
+        undecided.remove(m);
+        long max = 0;
+        for (long ts : m.proposals.values()) {
+          max = Math.max(max, ts);
+        }
+        m.finalTs = max;
+        clock = Math.max(clock, max);
+        decided.add(m);
+      }
+    }
+    deliverReady();
+  }
+
+  private void deliverReady() {
+    while (!decided.isEmpty()) {
+      Msg m = decided.first();
+      if (!undecided.isEmpty() && undecided.first().localTs <= m.finalTs) {
+        break;
+      }
+      decided.pollFirst();
+      pending.remove(m.start.id());
+      client(m.start.id().client()).delivered.add(m.start.id());
+      queue.add(m);
+      queued.put(m.start.id(), m);
+      stats.delivered++;
+      if (m.start.dests().length > 1) {
+        stats.deliveredMulti++;
+      }
+    }
+    runQueue();
+  }
+
+  // ---------------------------------------------------------------- execution
+
+  private void runQueue() {
+    while (!queue.isEmpty()) {
+      Msg m = queue.peek();
+      Execution ex;
+      Ctx ctx = new Ctx(m);
+      if (!headStarted) {
+        headStarted = true;
+        sentToReplyGroup = false;
+        ex = invoke(ctx, true);
+        if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
+          send(m.start.replyGroup(), new Started(m.start.id()));
+        }
+      } else if (parkedOn != null && satisfied(m.start.id(), parkedOn)) {
+        ex = invoke(ctx, false);
+      } else {
+        return;
+      }
+      if (ex.isAwait()) {
+        parkedOn = new TreeSet<>(ex.awaited());
+        parkedOn.remove(self);
+        if (parkedOn.isEmpty()) {
+          ex = Execution.error("a message cannot wait for its own group");
+        } else {
+          stats.parks++;
+          continue;
+        }
+      }
+      finish(m, ex);
+    }
+  }
+
+  private Execution invoke(Ctx ctx, boolean first) {
+    try {
+      Execution ex = first ? app.deliver(ctx) : app.resume(ctx);
+      return ex == null ? Execution.done() : ex;
+    } catch (RuntimeException e) {
+      LOG.warn("{}: application failed on {}: {}", self, ctx.m.start.id(), e.toString());
+      return Execution.error("application error: " + e);
+    }
+  }
+
+  private boolean satisfied(MsgId id, Set<GroupId> from) {
+    Inbox in = inboxes.get(id);
+    if (in == null) {
+      return false;
+    }
+    for (GroupId g : from) {
+      List<Object> items = in.data.get(g);
+      if (items == null || items.isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void finish(Msg m, Execution ex) {
+    queue.poll();
+    MsgId id = m.start.id();
+    queued.remove(id);
+    headStarted = false;
+    parkedOn = null;
+    stats.executed++;
+    Inbox in = inboxes.remove(id);
+    if (!self.equals(m.start.replyGroup())) {
+      return;
+    }
+    Reply r;
+    if (ex.isError()) {
+      r = new Reply(ERROR, null, ex.errorMessage());
+    } else {
+      byte[] body;
+      try {
+        body = codec.encode(ex.replyValue());
+      } catch (IllegalArgumentException e) {
+        body = null;
+      }
+      r = body == null ? new Reply(ERROR, null, "reply is not encodable: " + ex.replyValue().getClass().getName())
+          : new Reply(OK, body, null);
+    }
+    ClientRecord rec = client(id.client());
+    rec.replies.put(id, r);
+    TreeSet<GroupId> waiting = new TreeSet<>();
+    for (GroupId d : m.start.dests()) {
+      if (!d.equals(self) && (in == null || !in.heard.contains(d))) {
+        waiting.add(d);
+      }
+    }
+    if (waiting.isEmpty()) {
+      listener.reply(id, r);
+    } else {
+      awaitingStarts.put(id, waiting);
+    }
+  }
+
+  private void send(GroupId to, Object item) {
+    Channel c = channels.get(to);
+    if (c == null) {
+      throw new IllegalArgumentException("no channel from " + self + " to " + to);
+    }
+    c.outbox.append(item);
+    stats.itemsSent++;
+    dirty.add(to);
+  }
+
+  // ---------------------------------------------------------------- channels
+
+  private long applyChannelBatch(ChannelBatch b) {
+    Channel c = b.from() == null ? null : channels.get(b.from());
+    if (c == null || b.items() == null) {
+      LOG.error("{}: dropping channel batch from unknown group {}", self, b.from());
+      return -1;
+    }
+    if (b.ackForYou() > c.outbox.first() && b.ackForYou() <= c.outbox.next()) {
+      c.outbox.trimBelow(b.ackForYou());
+    }
+    for (int i = 0; i < b.items().length; i++) {
+      long seq = b.firstSeq() + i;
+      if (seq == c.nextIn) {
+        c.nextIn++;
+        stats.itemsReceived++;
+        applyItem(b.from(), b.items()[i]);
+      }
+    }
+    return c.nextIn;
+  }
+
+  private void applyItem(GroupId from, Object item) {
+    if (item instanceof Propose p) {
+      applyPropose(from, p);
+    } else if (item instanceof Data d) {
+      receive(from, d.id(), d.value(), true);
+    } else if (item instanceof Started s) {
+      receive(from, s.id(), null, false);
+    } else {
+      LOG.error("{}: dropping unknown channel item {} from {}", self, item == null ? null : item.getClass(), from);
+    }
+  }
+
+  private void receive(GroupId from, MsgId id, Object value, boolean isData) {
+    TreeSet<GroupId> waiting = awaitingStarts.get(id);
+    if (waiting != null) {
+      waiting.remove(from);
+      if (waiting.isEmpty()) {
+        awaitingStarts.remove(id);
+        ClientRecord rec = clients.get(id.client());
+        Reply r = rec == null ? null : rec.replies.get(id);
+        if (r != null) {
+          listener.reply(id, r);
+        }
+      }
+      return;
+    }
+    ClientRecord rec = clients.get(id.client());
+    boolean finished = rec != null && rec.delivered.contains(id) && !queued.containsKey(id);
+    boolean obsolete = rec != null && id.seq() < rec.watermark && !pending.containsKey(id) && !queued.containsKey(id);
+    if (finished || obsolete) {
+      return;
+    }
+    Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
+    in.heard.add(from);
+    if (isData) {
+      in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(value);
+    }
+    Msg head = queue.peek();
+    if (head != null && head.start.id().equals(id) && parkedOn != null) {
+      runQueue();
+    }
+  }
+
+  // ---------------------------------------------------------------- clients
+
+  private ClientRecord client(long id) {
+    return clients.computeIfAbsent(id, k -> new ClientRecord());
+  }
+
+  private void advanceWatermark(long clientId, ClientRecord rec, long watermark) {
+    if (watermark <= rec.watermark) {
+      return;
+    }
+    rec.watermark = watermark;
+    rec.delivered.removeIf(id -> id.seq() < watermark && !queued.containsKey(id));
+    rec.replies.keySet().removeIf(id -> id.seq() < watermark && !awaitingStarts.containsKey(id));
+    inboxes.keySet().removeIf(id -> id.client() == clientId && id.seq() < watermark
+        && !pending.containsKey(id) && !queued.containsKey(id));
+  }
+
+  private void sweepClients() {
+    if (logTime < nextSweep) {
+      return;
+    }
+    nextSweep = logTime + Math.max(1, clientExpiryMs / 10);
+    clients.values().removeIf(c -> c.lastSeen + clientExpiryMs < logTime && noneActive(c));
+  }
+
+  private boolean noneActive(ClientRecord c) {
+    for (MsgId id : c.delivered) {
+      if (queued.containsKey(id) || awaitingStarts.containsKey(id)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- reading (for senders)
+
+  /** Returns the channel positions towards a group: outbox first, outbox next, next expected in. */
+  public long[] channelPositions(GroupId to) {
+    Channel c = channels.get(to);
+    return c == null ? null : new long[] {c.outbox.first(), c.outbox.next(), c.nextIn};
+  }
+
+  /** Returns up to {@code max} outbox items towards a group from sequence number {@code from}. */
+  public List<Object> outboxRange(GroupId to, long from, int max) {
+    Channel c = channels.get(to);
+    return c == null ? List.of() : c.outbox.range(from, max);
+  }
+
+  /** Returns the groups this group has channels to. */
+  public Set<GroupId> peers() {
+    return Collections.unmodifiableSet(channels.keySet());
+  }
+
+  /** Returns the number of known, undelivered messages. */
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  /** Returns the number of delivered messages whose execution has not finished. */
+  public int queuedCount() {
+    return queue.size();
+  }
+
+  // ---------------------------------------------------------------- types
+
+  /** Counters kept in the replicated state. */
+  public static final class Stats {
+    public long entries;
+    public long delivered;
+    public long deliveredMulti;
+    public long executed;
+    public long parks;
+    public long duplicates;
+    public long itemsSent;
+    public long itemsReceived;
+  }
+
+  static final class Msg {
+    static final java.util.Comparator<Msg> BY_LOCAL_TS = (a, b) -> {
+      int c = Long.compare(a.localTs, b.localTs);
+      return c != 0 ? c : a.start.id().compareTo(b.start.id());
+    };
+    static final java.util.Comparator<Msg> BY_FINAL_TS = (a, b) -> {
+      int c = Long.compare(a.finalTs, b.finalTs);
+      return c != 0 ? c : a.start.id().compareTo(b.start.id());
+    };
+
+    final Start start;
+    long localTs = -1;
+    long finalTs = -1;
+    final TreeMap<GroupId, Long> proposals = new TreeMap<>();
+
+    Msg(Start start) {
+      this.start = start;
+    }
+  }
+
+  static final class Inbox {
+    final TreeSet<GroupId> heard = new TreeSet<>();
+    final TreeMap<GroupId, List<Object>> data = new TreeMap<>();
+  }
+
+  static final class Channel {
+    SeqQueue outbox = new SeqQueue(0);
+    long nextIn;
+  }
+
+  static final class ClientRecord {
+    long watermark;
+    long lastSeen;
+    final java.util.HashSet<MsgId> delivered = new java.util.HashSet<>();
+    final HashMap<MsgId, Reply> replies = new HashMap<>();
+  }
+
+  final class Ctx implements ExecutionContext {
+    final Msg m;
+    private List<GroupId> dests;
+
+    Ctx(Msg m) {
+      this.m = m;
+    }
+
+    @Override
+    public MsgId id() {
+      return m.start.id();
+    }
+
+    @Override
+    public List<GroupId> dests() {
+      if (dests == null) {
+        dests = List.of(m.start.dests());
+      }
+      return dests;
+    }
+
+    @Override
+    public GroupId replyGroup() {
+      return m.start.replyGroup();
+    }
+
+    @Override
+    public GroupId group() {
+      return self;
+    }
+
+    @Override
+    public byte[] payloadBytes() {
+      return m.start.payload();
+    }
+
+    @Override
+    public Object payload() {
+      return codec.decode(m.start.payload());
+    }
+
+    @Override
+    public long logTime() {
+      return logTime;
+    }
+
+    @Override
+    public void send(GroupId to, Object item) {
+      if (to == null || to.equals(self) || !channels.containsKey(to)) {
+        throw new IllegalArgumentException("cannot send to " + to + " from " + self);
+      }
+      if (to.equals(m.start.replyGroup())) {
+        sentToReplyGroup = true;
+      }
+      GroupState.this.send(to, new Data(m.start.id(), item));
+    }
+
+    @Override
+    public List<Object> received(GroupId from) {
+      Inbox in = inboxes.get(m.start.id());
+      List<Object> items = in == null ? null : in.data.get(from);
+      return items == null ? List.of() : Collections.unmodifiableList(items);
+    }
+  }
+}

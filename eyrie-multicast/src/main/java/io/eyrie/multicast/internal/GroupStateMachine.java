@@ -1,0 +1,238 @@
+package io.eyrie.multicast.internal;
+
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.GroupId;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.AtomicFileOutputStream;
+import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.io.MD5Hash;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine of one group replica: decodes log entries, applies them to the
+ * {@link GroupState} under its lock, and writes and loads snapshots of the whole state.
+ *
+ * <p>Every apply future is completed when the entry is applied: nothing here waits for another
+ * group (that would deadlock Ratis, which drains apply futures before a snapshot).
+ */
+public final class GroupStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupStateMachine.class);
+
+  /** Node-local reactions to this replica's events. */
+  public interface Hooks {
+    /** The local replica's leadership changed. */
+    void leaderChanged(GroupId group, boolean isLeader, int leaderNode);
+  }
+
+  private final GroupId group;
+  private final Codec codec;
+  private final Function<GroupId, GroupState> stateFactory;
+  private final Hooks hooks;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final Object lock = new Object();
+  private volatile GroupState state;
+  private volatile GroupState.Listener listener = GroupState.NO_LISTENER;
+  private final AtomicLong snapshotsLoaded = new AtomicLong();
+  private final AtomicLong snapshotsTaken = new AtomicLong();
+
+  GroupStateMachine(GroupId group, Codec codec, Function<GroupId, GroupState> stateFactory, Hooks hooks) {
+    this.group = group;
+    this.codec = codec;
+    this.stateFactory = stateFactory;
+    this.hooks = hooks;
+    this.state = stateFactory.apply(group);
+  }
+
+  /** Creates the state machine of a group replica with the application's deliverer. */
+  public static GroupStateMachine create(GroupId group, ClusterConfig cluster, Codec codec, DelivererFactory apps,
+      long clientExpiryMs, Hooks hooks) {
+    return new GroupStateMachine(group, codec,
+        g -> new GroupState(g, cluster.groupIds(), apps.create(g, cluster, codec), codec, clientExpiryMs), hooks);
+  }
+
+  /** Returns the group. */
+  public GroupId group() {
+    return group;
+  }
+
+  /** Sets the receiver of replies and outbox changes. */
+  public void setListener(GroupState.Listener l) {
+    this.listener = l;
+    state.setListener(l);
+  }
+
+  /** Runs a function on the state under its lock (for senders, tests and metrics). */
+  public <T> T read(Function<GroupState, T> f) {
+    synchronized (lock) {
+      return f.apply(state);
+    }
+  }
+
+  /** Number of snapshots loaded into this replica (at start or by installation from a leader). */
+  public long snapshotsLoaded() {
+    return snapshotsLoaded.get();
+  }
+
+  /** Number of snapshots this replica has written. */
+  public long snapshotsTaken() {
+    return snapshotsTaken.get();
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    load(storage.loadLatestSnapshot());
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    load(storage.loadLatestSnapshot());
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null) {
+      return;
+    }
+    File file = snapshot.getFile().getPath().toFile();
+    if (!file.exists()) {
+      LOG.warn("{}: snapshot file {} is missing", group, file);
+      return;
+    }
+    MD5Hash expected = snapshot.getFile().getFileDigest();
+    if (expected != null) {
+      MD5FileUtil.verifySavedMD5(file, expected);
+    }
+    GroupState fresh = stateFactory.apply(group);
+    try (InputStream is = new BufferedInputStream(Files.newInputStream(file.toPath())); Input in = new Input(is)) {
+      GroupStateSnapshot.read(fresh, in);
+    } catch (RuntimeException e) {
+      throw new IOException("cannot read snapshot " + file + ": " + e, e);
+    }
+    synchronized (lock) {
+      fresh.setListener(listener);
+      state = fresh;
+      setLastAppliedTermIndex(snapshot.getTermIndex());
+    }
+    snapshotsLoaded.incrementAndGet();
+    LOG.info("{}: loaded snapshot {}", group, snapshot.getTermIndex());
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    synchronized (lock) {
+      TermIndex last = getLastAppliedTermIndex();
+      if (last == null || last.getIndex() < 0) {
+        return -1;
+      }
+      File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+      try (Output out = new Output(new BufferedOutputStream(new AtomicFileOutputStream(file), 1 << 16))) {
+        GroupStateSnapshot.write(state, out);
+      }
+      MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+      storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+      snapshotsTaken.incrementAndGet();
+      return last.getIndex();
+    }
+  }
+
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    ByteString data = request.getMessage().getContent();
+    Object entry;
+    try {
+      entry = codec.decode(data.toByteArray());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(group + ": refusing a malformed entry: " + e.getMessage(), e);
+    }
+    if (!(entry instanceof Wire.StartBatch) && !(entry instanceof Wire.ChannelBatch)) {
+      throw new IOException(group + ": refusing an entry of type " + (entry == null ? null : entry.getClass().getName()));
+    }
+    return TransactionContext.newBuilder()
+        .setStateMachine(this)
+        .setClientRequest(request)
+        .setLogData(data)
+        .setStateMachineContext(entry)
+        .build();
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto e = trx.getLogEntry();
+    Object entry = trx.getStateMachineContext();
+    if (entry == null) {
+      try {
+        entry = codec.decode(e.getStateMachineLogEntry().getLogData().toByteArray());
+      } catch (IllegalArgumentException ex) {
+        LOG.error("{}: skipping undecodable log entry {}: {}", group, e.getIndex(), ex.getMessage());
+        entry = null;
+      }
+    }
+    long result;
+    synchronized (lock) {
+      result = entry == null ? -1 : state.apply(entry);
+      updateLastAppliedTermIndex(e.getTerm(), e.getIndex());
+    }
+    byte[] reply = ByteBuffer.allocate(8).putLong(result).array();
+    return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    try {
+      Object q = codec.decode(request.getContent().toByteArray());
+      Object answer;
+      synchronized (lock) {
+        answer = state.app().query(q);
+      }
+      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(answer))));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId memberId, RaftPeerId newLeaderId) {
+    hooks.leaderChanged(group, memberId.getPeerId().equals(newLeaderId), RatisSupport.nodeId(newLeaderId));
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    hooks.leaderChanged(group, true, RatisSupport.nodeId(getId()));
+  }
+}

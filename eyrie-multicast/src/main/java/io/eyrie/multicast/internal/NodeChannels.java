@@ -1,0 +1,256 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeTraffic;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's traffic towards Ratis groups: the submitters of client starts (one per group), the
+ * channel senders of the groups this node leads, and linearizable queries. A ticker re-checks
+ * leadership and drives retries and bare acknowledgements.
+ */
+public final class NodeChannels implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeChannels.class);
+  private static final long TICK_MS = 10;
+
+  private final ClusterConfig cluster;
+  private final Codec codec;
+  private final NodeOptions options;
+  private final Function<GroupId, GroupStateMachine> machines;
+  private final Map<GroupId, Submitter> submitters = new ConcurrentHashMap<>();
+  private final Map<GroupId, RaftClient> queryClients = new ConcurrentHashMap<>();
+  private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
+  private final Map<GroupId, RaftServer.Division> divisions = new ConcurrentHashMap<>();
+  private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
+  private final Map<ChannelSender, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService ticker;
+  private final ExecutorService pumps;
+  private volatile BiConsumer<Wire.Start, Throwable> submitFailed = (s, t) -> {};
+  private volatile boolean closed;
+
+  public NodeChannels(ClusterConfig cluster, int nodeId, Codec codec, NodeOptions options,
+      Function<GroupId, GroupStateMachine> machines) {
+    this.cluster = cluster;
+    this.codec = codec;
+    this.options = options;
+    this.machines = machines;
+    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
+    this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Sets what happens when a start could not be submitted to its reply group. */
+  public void onSubmitFailure(BiConsumer<Wire.Start, Throwable> handler) {
+    this.submitFailed = handler;
+  }
+
+  /** Registers a hosted group's Ratis division and creates its channel senders. */
+  public void attach(GroupId g, RaftServer.Division division) {
+    divisions.put(g, division);
+    GroupStateMachine sm = machines.apply(g);
+    Map<GroupId, ChannelSender> out = new ConcurrentHashMap<>();
+    for (GroupId to : cluster.groupIds()) {
+      if (!to.equals(g)) {
+        out.put(to, new ChannelSender(sm, to, RatisSupport.newClient(cluster, to, options), codec,
+            options.channelWindow(), options.channelBatchMaxItems()));
+      }
+    }
+    senders.put(g, out);
+  }
+
+  /** Starts the ticker. */
+  public void start() {
+    ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private void tick() {
+    try {
+      for (Map.Entry<GroupId, RaftServer.Division> e : divisions.entrySet()) {
+        GroupId g = e.getKey();
+        boolean leader = e.getValue().getInfo().isLeader();
+        int hint = RatisSupport.nodeId(e.getValue().getInfo().getLeaderId());
+        if (hint > 0) {
+          leaderHints.put(g, hint);
+        }
+        for (ChannelSender s : senders.getOrDefault(g, Map.of()).values()) {
+          if (leader) {
+            s.activate();
+            s.pump(true);
+          } else {
+            s.deactivate();
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("channel tick failed: {}", e.toString());
+    }
+  }
+
+  /** The local replica of a group changed leadership (a Ratis notification). */
+  public void leaderChanged(GroupId g, boolean isLeader, int leaderNode) {
+    if (leaderNode > 0) {
+      leaderHints.put(g, leaderNode);
+    }
+    for (ChannelSender s : senders.getOrDefault(g, Map.of()).values()) {
+      if (isLeader) {
+        s.activate();
+        schedule(s);
+      } else {
+        s.deactivate();
+      }
+    }
+  }
+
+  /** The outbox of a local replica towards a group has new items. */
+  public void outboxChanged(GroupId from, GroupId to) {
+    Map<GroupId, ChannelSender> out = senders.get(from);
+    ChannelSender s = out == null ? null : out.get(to);
+    if (s != null && s.isActive()) {
+      schedule(s);
+    }
+  }
+
+  private void schedule(ChannelSender s) {
+    AtomicBoolean flag = scheduled.computeIfAbsent(s, k -> new AtomicBoolean());
+    if (closed || !flag.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      pumps.execute(() -> {
+        flag.set(false);
+        try {
+          s.pump(false);
+        } catch (RuntimeException e) {
+          LOG.warn("channel pump failed: {}", e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      flag.set(false);
+    }
+  }
+
+  /** Submits a client's start to every destination group's log. */
+  public void submit(Wire.Start s) {
+    for (GroupId d : s.dests()) {
+      submitter(d).submit(s);
+    }
+  }
+
+  private Submitter submitter(GroupId g) {
+    return submitters.computeIfAbsent(g, k -> new Submitter(k, RatisSupport.newClient(cluster, k, options), codec,
+        options.submitInFlight(), options.submitBatchMax(), (List<Wire.Start> failed, Throwable t) -> {
+          for (Wire.Start s : failed) {
+            if (s.replyGroup().equals(k)) {
+              submitFailed.accept(s, t);
+            }
+          }
+        }));
+  }
+
+  /** Runs a linearizable read-only query on a group; fails with {@link QueryException} if the group refused it. */
+  public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
+    RaftClient c = queryClients.computeIfAbsent(g, k -> RatisSupport.newClient(cluster, k, options));
+    try {
+      return c.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
+        if (r.isSuccess()) {
+          return r.getMessage().getContent().toByteArray();
+        }
+        if (r.getException() instanceof StateMachineException sme) {
+          throw new QueryException(String.valueOf(sme.getCause() == null ? sme.getMessage() : sme.getCause().getMessage()));
+        }
+        throw new IllegalStateException(String.valueOf(r.getException()));
+      });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** A query the group's application refused (not a transient failure). */
+  public static final class QueryException extends RuntimeException {
+    QueryException(String message) {
+      super(message);
+    }
+  }
+
+  /** Returns true if the local replica of a group leads it. */
+  public boolean isLeader(GroupId g) {
+    RaftServer.Division d = divisions.get(g);
+    return d != null && d.getInfo().isLeader();
+  }
+
+  /** Returns the last known leader node of a group, or 0. */
+  public int leaderHint(GroupId g) {
+    return leaderHints.getOrDefault(g, 0);
+  }
+
+  /** Returns traffic counters. */
+  public NodeTraffic traffic() {
+    long entries = 0;
+    long starts = 0;
+    for (Submitter s : submitters.values()) {
+      entries += s.entries.get();
+      starts += s.starts.get();
+    }
+    long batches = 0;
+    long items = 0;
+    long bytes = 0;
+    for (Map<GroupId, ChannelSender> m : senders.values()) {
+      for (ChannelSender s : m.values()) {
+        batches += s.batches.get();
+        items += s.items.get();
+        bytes += s.bytes.get();
+      }
+    }
+    return new NodeTraffic(entries, starts, batches, items, bytes);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    ticker.shutdownNow();
+    pumps.shutdownNow();
+    for (Map<GroupId, ChannelSender> m : senders.values()) {
+      for (ChannelSender s : m.values()) {
+        s.deactivate();
+        closeQuietly(s.client());
+      }
+    }
+    submitters.values().forEach(Submitter::close);
+    submitters.values().forEach(s -> closeQuietly(s.client()));
+    queryClients.values().forEach(NodeChannels::closeQuietly);
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing a Ratis client: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.NodeOptions;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/** Mapping between Eyrie's cluster description and Ratis ids, properties and clients. */
+public final class RatisSupport {
+  private RatisSupport() {}
+
+  /** The Ratis peer id of a node. */
+  public static RaftPeerId peerId(int nodeId) {
+    return RaftPeerId.valueOf("n" + nodeId);
+  }
+
+  /** The node id of a Ratis peer id, or 0 if it is not one of ours. */
+  public static int nodeId(RaftPeerId peer) {
+    if (peer == null) {
+      return 0;
+    }
+    String s = peer.toString();
+    try {
+      return s.startsWith("n") ? Integer.parseInt(s.substring(1)) : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** The Ratis group id of a group: a name-derived UUID, the same on every node. */
+  public static RaftGroupId raftGroupId(GroupId g) {
+    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("eyrie-group:" + g.name()).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** The Ratis group of a group, with its members' Raft addresses. */
+  public static RaftGroup raftGroup(ClusterConfig cluster, GroupId g) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (int m : cluster.group(g).members()) {
+      ClusterConfig.NodeInfo n = cluster.node(m);
+      peers.add(RaftPeer.newBuilder().setId(peerId(m)).setAddress(n.host() + ":" + n.raftPort()).build());
+    }
+    return RaftGroup.valueOf(raftGroupId(g), peers);
+  }
+
+  /** Server properties for a node: Netty RPC, linearizable reads, on-disk log with snapshots. */
+  public static RaftProperties serverProperties(ClusterConfig.NodeInfo node, File storage, NodeOptions o) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+    NettyConfigKeys.Server.setHost(p, node.host());
+    NettyConfigKeys.Server.setPort(p, node.raftPort());
+    RaftServerConfigKeys.setStorageDir(p, List.of(storage));
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, o.snapshotThreshold());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(o.segmentSizeMax()));
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(o.electionTimeoutMinMs(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(o.electionTimeoutMaxMs(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
+    return p;
+  }
+
+  /** A Ratis client for one group, with a bounded retry policy so that callers see failures. */
+  public static RaftClient newClient(ClusterConfig cluster, GroupId g, NodeOptions o) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
+    return RaftClient.newBuilder()
+        .setProperties(p)
+        .setRaftGroup(raftGroup(cluster, g))
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            Math.max(3, 2 * o.electionTimeoutMaxMs() / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+  }
+}

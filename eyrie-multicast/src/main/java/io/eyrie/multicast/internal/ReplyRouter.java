@@ -1,0 +1,55 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.MsgId;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Client requests waiting, on one node, for the local replica of their reply group to answer.
+ * Local and not replicated: after a restart, clients resend and are answered from the replicated
+ * reply table.
+ */
+public final class ReplyRouter {
+  private static final long WAIT_LIMIT_MS = 120_000;
+
+  private final ConcurrentHashMap<MsgId, CompletableFuture<GroupState.Reply>> waiting = new ConcurrentHashMap<>();
+
+  /** Returns a future completed with the reply for a message (shared by duplicate requests). */
+  public CompletableFuture<GroupState.Reply> await(MsgId id) {
+    CompletableFuture<GroupState.Reply> f = waiting.computeIfAbsent(id, k -> {
+      CompletableFuture<GroupState.Reply> nf = new CompletableFuture<>();
+      nf.orTimeout(WAIT_LIMIT_MS, TimeUnit.MILLISECONDS).whenComplete((r, e) -> waiting.remove(k, nf));
+      return nf;
+    });
+    return f;
+  }
+
+  /** Completes the requests waiting for a message, if any. */
+  public void complete(MsgId id, GroupState.Reply reply) {
+    CompletableFuture<GroupState.Reply> f = waiting.remove(id);
+    if (f != null) {
+      f.complete(reply);
+    }
+  }
+
+  /** Fails a request whose message could not be submitted. */
+  public void fail(MsgId id, Throwable t) {
+    CompletableFuture<GroupState.Reply> f = waiting.remove(id);
+    if (f != null) {
+      f.completeExceptionally(t);
+    }
+  }
+
+  /** Fails every waiting request (the node is closing). */
+  public void failAll() {
+    IllegalStateException closing = new IllegalStateException("node closed");
+    waiting.values().forEach(f -> f.completeExceptionally(closing));
+    waiting.clear();
+  }
+
+  /** Returns the number of waiting messages. */
+  public int size() {
+    return waiting.size();
+  }
+}

@@ -1,0 +1,121 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.GroupId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Submits client starts to one group's log, many per entry: while the window of in-flight
+ * entries is full, starts queue up and go out together in the next entry. Under light load a
+ * start goes out at once; under heavy load entries grow, which is where throughput comes from.
+ */
+final class Submitter implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Submitter.class);
+
+  private final GroupId group;
+  private final RaftClient client;
+  private final Codec codec;
+  private final int maxInFlight;
+  private final int maxBatch;
+  private final BiConsumer<List<Wire.Start>, Throwable> onFailure;
+  private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
+  private int inFlight;
+  private boolean closed;
+  final AtomicLong entries = new AtomicLong();
+  final AtomicLong starts = new AtomicLong();
+
+  Submitter(GroupId group, RaftClient client, Codec codec, int maxInFlight, int maxBatch,
+      BiConsumer<List<Wire.Start>, Throwable> onFailure) {
+    this.group = group;
+    this.client = client;
+    this.codec = codec;
+    this.maxInFlight = maxInFlight;
+    this.maxBatch = maxBatch;
+    this.onFailure = onFailure;
+  }
+
+  RaftClient client() {
+    return client;
+  }
+
+  void submit(Wire.Start s) {
+    synchronized (this) {
+      if (closed) {
+        onFailure.accept(List.of(s), new IllegalStateException("node is closing"));
+        return;
+      }
+      queue.add(s);
+    }
+    pump();
+  }
+
+  private void pump() {
+    while (true) {
+      List<Wire.Start> batch;
+      synchronized (this) {
+        if (closed || inFlight >= maxInFlight || queue.isEmpty()) {
+          return;
+        }
+        batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
+        while (!queue.isEmpty() && batch.size() < maxBatch) {
+          batch.add(queue.poll());
+        }
+        inFlight++;
+      }
+      send(batch);
+    }
+  }
+
+  private void send(List<Wire.Start> batch) {
+    byte[] bytes;
+    try {
+      bytes = codec.encode(new Wire.StartBatch(System.currentTimeMillis(), batch.toArray(new Wire.Start[0])));
+    } catch (IllegalArgumentException e) {
+      done(batch, e);
+      return;
+    }
+    entries.incrementAndGet();
+    starts.addAndGet(batch.size());
+    try {
+      client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
+        Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
+        done(batch, failure);
+      });
+    } catch (RuntimeException e) {
+      done(batch, e);
+    }
+  }
+
+  private void done(List<Wire.Start> batch, Throwable failure) {
+    synchronized (this) {
+      inFlight--;
+    }
+    if (failure != null) {
+      LOG.debug("submitting {} starts to {} failed: {}", batch.size(), group, failure.toString());
+      onFailure.accept(batch, failure);
+    }
+    pump();
+  }
+
+  @Override
+  public void close() {
+    List<Wire.Start> dropped;
+    synchronized (this) {
+      closed = true;
+      dropped = new ArrayList<>(queue);
+      queue.clear();
+    }
+    if (!dropped.isEmpty()) {
+      onFailure.accept(dropped, new IllegalStateException("node is closing"));
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import java.util.Arrays;
+
+/** Messages of the multicast protocol: log entries, channel items and client frames. */
+public final class Wire {
+  private Wire() {}
+
+  /**
+   * A client's multicast: the message with its id, destinations (ascending, no repeats), the
+   * group whose reply the client waits for, the encoded payload, and the client's watermark
+   * (its lowest unfinished sequence number).
+   */
+  public record Start(MsgId id, GroupId[] dests, GroupId replyGroup, byte[] payload, long watermark) {
+    /** True if the two starts describe the same message content (id, dests, reply group, payload). */
+    boolean sameContent(Start o) {
+      return id.equals(o.id) && Arrays.equals(dests, o.dests) && replyGroup.equals(o.replyGroup)
+          && Arrays.equals(payload, o.payload);
+    }
+  }
+
+  /** Log entry: client starts submitted together, with the submitting node's wall-clock time. */
+  public record StartBatch(long time, Start[] starts) {}
+
+  /**
+   * Log entry: channel items from group {@code from}, the first with sequence number
+   * {@code firstSeq}, and the sender's own next expected sequence number from the receiver
+   * ({@code ackForYou}), which lets the receiver trim its outbox.
+   */
+  public record ChannelBatch(GroupId from, long firstSeq, Object[] items, long ackForYou) {}
+
+  /** Channel item: the sender's timestamp proposal for a message, with the whole message. */
+  public record Propose(Start start, long ts) {}
+
+  /** Channel item: application data for a message (object values, verdicts, signals). */
+  public record Data(MsgId id, Object value) {}
+
+  /** Channel item: the sender has begun executing the message (execution atomicity). */
+  public record Started(MsgId id) {}
+
+  /** Client frame: a request to multicast. */
+  public record ClientRequest(long requestId, Start start) {}
+
+  /** Client frame: a linearizable read-only query to one group. */
+  public record QueryRequest(long requestId, GroupId group, byte[] query) {}
+
+  /**
+   * Client frame: the answer to a request. {@code body} is the encoded reply when the status is
+   * OK; {@code error} explains any other status. {@code leaderHint} is the node the client should
+   * prefer for the reply group, or 0.
+   */
+  public record ClientReply(long requestId, int status, byte[] body, String error, int leaderHint) {}
+}

@@ -1,0 +1,77 @@
+package io.eyrie.multicast.testing;
+
+import io.eyrie.multicast.Codec;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+/** A blocking, frame-level connection to a node's client port, for protocol tests. */
+public final class RawConnection implements AutoCloseable {
+  private final Socket socket;
+  private final DataInputStream in;
+  private final DataOutputStream out;
+  private final Codec codec;
+
+  public RawConnection(String host, int port, Codec codec) throws IOException {
+    this.socket = new Socket();
+    socket.connect(new InetSocketAddress(host, port), 5000);
+    socket.setSoTimeout(30_000);
+    this.in = new DataInputStream(socket.getInputStream());
+    this.out = new DataOutputStream(socket.getOutputStream());
+    this.codec = codec;
+  }
+
+  /** Sends one frame holding the encoded object. */
+  public void send(Object frame) throws IOException {
+    sendRaw(codec.encode(frame));
+  }
+
+  /** Sends one frame with arbitrary content. */
+  public void sendRaw(byte[] body) throws IOException {
+    out.writeInt(body.length);
+    out.write(body);
+    out.flush();
+  }
+
+  /** Sends bytes as they are (no length prefix). */
+  public void sendBytes(byte[] bytes) throws IOException {
+    out.write(bytes);
+    out.flush();
+  }
+
+  /** Reads one frame and decodes it; returns null if the node closed the connection. */
+  public Object receive() throws IOException {
+    int len;
+    try {
+      len = in.readInt();
+    } catch (EOFException e) {
+      return null;
+    }
+    byte[] b = new byte[len];
+    in.readFully(b);
+    return codec.decode(b);
+  }
+
+  /** Returns true if the peer has closed the connection (reads to end of stream). */
+  public boolean closedByPeer() throws IOException {
+    try {
+      while (true) {
+        if (in.read() < 0) {
+          return true;
+        }
+      }
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+  }
+}

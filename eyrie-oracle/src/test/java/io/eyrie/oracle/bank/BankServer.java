@@ -1,0 +1,55 @@
+package io.eyrie.oracle.bank;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.PRObject;
+import io.eyrie.core.StateMachine;
+import io.eyrie.multicast.CodecRegistry;
+
+/** The test bank's partition server. */
+public final class BankServer extends StateMachine {
+
+  /** The bank's codec registrations. */
+  public static CodecRegistry registry() {
+    return Eyrie.registry()
+        .register(100, Account.class)
+        .register(101, BankOps.Transfer.class)
+        .register(102, BankOps.Read.class)
+        .register(103, BankOps.Deposit.class);
+  }
+
+  @Override
+  protected Object executeCommand(Command c) {
+    Object op = c.op();
+    if (op instanceof BankOps.Transfer t) {
+      Account from = (Account) getObject(ObjId.valueOf(t.from()));
+      Account to = (Account) getObject(ObjId.valueOf(t.to()));
+      if (from.balance < t.amount()) {
+        return "insufficient";
+      }
+      from.balance -= t.amount();
+      to.balance += t.amount();
+      return "ok";
+    }
+    if (op instanceof BankOps.Read) {
+      long[] out = new long[c.objects().size()];
+      int i = 0;
+      for (ObjId id : c.objects()) {
+        out[i++] = ((Account) getObject(id)).balance;
+      }
+      return out;
+    }
+    if (op instanceof BankOps.Deposit d) {
+      Account a = (Account) getObject(c.target());
+      a.balance += d.amount();
+      return a.balance;
+    }
+    throw new IllegalArgumentException("unknown operation " + op);
+  }
+
+  @Override
+  protected PRObject createObject(Command c) {
+    return new Account(c.target(), (Long) c.op());
+  }
+}
