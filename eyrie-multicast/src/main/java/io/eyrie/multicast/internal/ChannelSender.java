@@ -30,7 +30,9 @@ final class ChannelSender {
   private final int window;
   private final int maxItems;
 
-  private boolean active;
+  // Read without the lock: the apply thread asks while holding the state lock, and pump()
+  // takes this lock before the state lock, so locking here could deadlock.
+  private volatile boolean active;
   private long epoch;
   private long sent;
   private long lastAckSent = -1;
@@ -54,7 +56,7 @@ final class ChannelSender {
     return client;
   }
 
-  synchronized boolean isActive() {
+  boolean isActive() {
     return active;
   }
 

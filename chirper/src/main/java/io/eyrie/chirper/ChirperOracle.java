@@ -1,0 +1,19 @@
+package io.eyrie.chirper;
+
+import io.eyrie.core.Command;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.oracle.OracleStateMachine;
+
+/**
+ * Chirper's oracle: a new user goes to the partition of its community (interest), so that
+ * users who follow each other start together; moves keep the default balancing.
+ */
+public final class ChirperOracle extends OracleStateMachine {
+  @Override
+  protected GroupId getObjectPlacement(Command create) {
+    if (create.op() instanceof Ops.NewUser n) {
+      return partitions().get(Math.floorMod(n.community(), partitions().size()));
+    }
+    return super.getObjectPlacement(create);
+  }
+}

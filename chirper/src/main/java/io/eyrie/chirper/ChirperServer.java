@@ -1,0 +1,92 @@
+package io.eyrie.chirper;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.PRObject;
+import io.eyrie.core.StateMachine;
+import io.eyrie.multicast.CodecRegistry;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Chirper's partition server: fan-out on write, materialized timelines, all deterministic. */
+public final class ChirperServer extends StateMachine {
+
+  /** Chirper's codec registrations (eyrie-core's included). */
+  public static CodecRegistry registry() {
+    return Eyrie.registry()
+        .register(100, User.class)
+        .register(101, Post.class)
+        .register(102, Post[].class)
+        .register(103, Ops.NewUser.class)
+        .register(104, Ops.PostOp.class)
+        .register(105, Ops.Follow.class)
+        .register(106, Ops.Unfollow.class)
+        .register(107, Ops.GetTimeline.class);
+  }
+
+  @Override
+  protected Object executeCommand(Command c) {
+    Object op = c.op();
+    if (op instanceof Ops.GetTimeline g) {
+      User u = user(g.user());
+      return u.timeline.toArray(new Post[0]);
+    }
+    if (op instanceof Ops.PostOp p) {
+      User author = user(p.post().author());
+      List<ObjId> missing = new ArrayList<>();
+      for (long f : author.followers) {
+        if (!c.objects().contains(ObjId.valueOf(f))) {
+          missing.add(ObjId.valueOf(f));
+        }
+      }
+      if (!missing.isEmpty()) {
+        // Fan-out needs every follower here: ask the proxy to co-locate them and retry.
+        return retry(missing);
+      }
+      author.addOwn(p.post());
+      author.addToTimeline(p.post());
+      for (long f : author.followers) {
+        user(f).addToTimeline(p.post());
+      }
+      return author.followers.size();
+    }
+    if (op instanceof Ops.Follow f) {
+      User u = user(f.user());
+      User v = user(f.followee());
+      if (f.user() == f.followee() || !u.followees.add(f.followee())) {
+        return false;
+      }
+      v.followers.add(f.user());
+      for (Post p : v.own) {
+        u.addToTimeline(p);
+      }
+      return true;
+    }
+    if (op instanceof Ops.Unfollow f) {
+      User u = user(f.user());
+      User v = user(f.followee());
+      if (!u.followees.remove(f.followee())) {
+        return false;
+      }
+      v.followers.remove(f.user());
+      u.removeAuthorFromTimeline(f.followee());
+      return true;
+    }
+    throw new IllegalArgumentException("unknown Chirper operation " + op);
+  }
+
+  private User user(long id) {
+    User u = (User) getObject(ObjId.valueOf(id));
+    if (u == null) {
+      throw new IllegalArgumentException("user " + id + " is not part of the command");
+    }
+    return u;
+  }
+
+  @Override
+  protected PRObject createObject(Command c) {
+    Ops.NewUser n = (Ops.NewUser) c.op();
+    return new User(n.user(), n.community());
+  }
+}

@@ -1,0 +1,94 @@
+package io.eyrie.chirper;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.core.Client;
+import io.eyrie.core.Eyrie;
+import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.NodeOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Chirper's semantics on an embedded cluster, identical in DS-SMR and S-SMR modes. */
+@Timeout(240)
+class ChirperSemanticsTest {
+
+  static EmbeddedCluster cluster() {
+    return EmbeddedCluster.newBuilder().nodes(3).partitions(3).oracle(true)
+        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
+        .deliverers(Eyrie.deliverers(ChirperServer::new, ChirperOracle::new)).start();
+  }
+
+  static <T> T get(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+    return f.get(60, TimeUnit.SECONDS);
+  }
+
+  /** Runs a fixed script; returns every user's final timeline (post ids). */
+  static Map<Long, List<Long>> script(EmbeddedCluster c, Client.Mode mode) throws Exception {
+    try (ChirperClient ch = new ChirperClient(c.cluster(), mode)) {
+      for (long u = 0; u < 6; u++) {
+        assertTrue(get(ch.createUser(u, (int) (u % 3))).isOk());
+      }
+      long t = 1_000;
+      long id = 1;
+      assertTrue((Boolean) get(ch.follow(1, 0)).value());
+      assertTrue((Boolean) get(ch.follow(2, 0)).value());
+      assertTrue((Boolean) get(ch.follow(3, 1)).value());
+      // follow then post: the post reaches the follower
+      assertEquals(2, get(ch.post(new Post(id++, 0, t++, "hello from 0"))).value());
+      List<Post> tl1 = get(ch.timeline(1));
+      assertEquals(1, tl1.size());
+      assertEquals("hello from 0", tl1.get(0).text());
+      // unfollow removes it
+      assertTrue((Boolean) get(ch.unfollow(2, 0)).value());
+      assertTrue(get(ch.timeline(2)).isEmpty(), "unfollow removes the followee's posts");
+      // a new follower gets the followee's recent posts
+      assertTrue((Boolean) get(ch.follow(4, 0)).value());
+      assertEquals(1, get(ch.timeline(4)).size());
+      // newest first and bounded
+      for (int i = 0; i < User.TIMELINE_MAX + 10; i++) {
+        get(ch.post(new Post(id++, 1, t++, "post " + i)));
+      }
+      List<Post> tl3 = get(ch.timeline(3));
+      assertEquals(User.TIMELINE_MAX, tl3.size(), "timelines are bounded");
+      for (int i = 1; i < tl3.size(); i++) {
+        assertTrue(tl3.get(i - 1).time() > tl3.get(i).time(), "newest first");
+      }
+      assertEquals("post " + (User.TIMELINE_MAX + 9), tl3.get(0).text());
+      get(ch.follow(5, 1));
+      get(ch.follow(5, 0));
+      get(ch.post(new Post(id++, 0, t++, "last")));
+      Map<Long, List<Long>> out = new TreeMap<>();
+      for (long u = 0; u < 6; u++) {
+        List<Long> ids = new ArrayList<>();
+        for (Post p : get(ch.timeline(u))) {
+          ids.add(p.id());
+        }
+        out.put(u, ids);
+      }
+      System.out.println(mode + " stats: " + ch.proxy().stats());
+      return out;
+    }
+  }
+
+  @Test
+  void sameScriptSameTimelinesInBothModes() throws Exception {
+    Map<Long, List<Long>> dssmr;
+    Map<Long, List<Long>> ssmr;
+    try (EmbeddedCluster c = cluster()) {
+      dssmr = script(c, Client.Mode.DSSMR);
+    }
+    try (EmbeddedCluster c = cluster()) {
+      ssmr = script(c, Client.Mode.SSMR);
+    }
+    assertEquals(dssmr, ssmr);
+    assertEquals(User.TIMELINE_MAX, dssmr.get(5L).size());
+    assertEquals(Long.valueOf(User.TIMELINE_MAX + 12), dssmr.get(5L).get(0), "the last post is first");
+  }
+}

@@ -1,0 +1,53 @@
+package io.eyrie.multicast;
+
+/**
+ * A definite refusal or failure reported by the cluster for a multicast or a query: the request
+ * was malformed, the application failed, or the command is stale (its sequence number is below
+ * the client's watermark). Unlike a {@link java.util.concurrent.TimeoutException}, the outcome is
+ * known: the cluster answered with a status other than OK.
+ */
+public class MulticastException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /** The request was refused as invalid. */
+  public static final int BAD_REQUEST = 3;
+  /** The request failed while being handled. */
+  public static final int ERROR = 1;
+  /** The command's sequence number is below the client's watermark. */
+  public static final int STALE = 4;
+
+  private final int status;
+
+  /**
+   * Creates the exception.
+   *
+   * @param status the reply status the cluster answered with
+   * @param message the cluster's explanation
+   */
+  public MulticastException(int status, String message) {
+    super(statusName(status) + ": " + message);
+    this.status = status;
+  }
+
+  /** Returns the reply status: {@link #ERROR}, {@link #BAD_REQUEST}, {@link #STALE} or another non-OK code. */
+  public int status() {
+    return status;
+  }
+
+  /**
+   * Returns a readable name for a reply status.
+   *
+   * @param status the status code
+   * @return its name, or {@code status N} if it is unknown
+   */
+  public static String statusName(int status) {
+    return switch (status) {
+      case 0 -> "OK";
+      case ERROR -> "ERROR";
+      case 2 -> "UNAVAILABLE";
+      case BAD_REQUEST -> "BAD_REQUEST";
+      case STALE -> "STALE";
+      default -> "status " + status;
+    };
+  }
+}
