@@ -193,12 +193,13 @@ public final class Client implements AutoCloseable {
       if (p.status() == Msgs.OK) {
         return CompletableFuture.completedFuture(Reply.ok(null));
       }
-      return switch (a.cmd.kind()) {
+      CompletableFuture<CoreReply> sent = switch (a.cmd.kind()) {
         case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
         case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
         case ACCESS -> access(a, p);
       };
-    }).thenCompose(r -> outcome(a, r));
+      return sent.thenCompose(r -> outcome(a, r));
+    });
   }
 
   private CompletableFuture<CoreReply> access(Attempt a, Prophecy p) {

@@ -26,7 +26,7 @@ final class ClientConnection {
   /** How long a node that refused a connection is passed over when another node can serve. */
   private static final long DOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private final MulticastClient client;
+  private final CallDispatcher client;
   private final ClusterConfig.NodeInfo node;
   private final Bootstrap bootstrap;
   /** Calls by the request ids they were sent under on this node. */
@@ -36,7 +36,7 @@ final class ClientConnection {
   /** When a connection attempt last failed (nanoTime), 0 if the last one succeeded. */
   private volatile long downSince;
 
-  ClientConnection(MulticastClient client, ClusterConfig.NodeInfo node, Bootstrap bootstrap, Codec codec,
+  ClientConnection(CallDispatcher client, ClusterConfig.NodeInfo node, Bootstrap bootstrap, Codec codec,
       int maxFrameBytes) {
     this.client = client;
     this.node = node;

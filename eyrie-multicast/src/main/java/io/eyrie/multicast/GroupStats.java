@@ -15,8 +15,9 @@ package io.eyrie.multicast;
  * @param pending messages known but not yet delivered
  * @param queued delivered messages not yet executed
  * @param snapshotsTaken snapshots this replica wrote
- * @param snapshotsLoaded snapshots this replica loaded (at start or installed by a leader)
+ * @param snapshotsLoaded snapshots this replica loaded from its own storage
+ * @param snapshotsInstalled snapshots a leader installed on this replica to let it catch up
  */
 public record GroupStats(long entries, long delivered, long deliveredMulti, long executed, long parks,
     long duplicates, long itemsSent, long itemsReceived, int pending, int queued, long snapshotsTaken,
-    long snapshotsLoaded) {}
+    long snapshotsLoaded, long snapshotsInstalled) {}

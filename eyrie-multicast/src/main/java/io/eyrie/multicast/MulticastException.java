@@ -1,5 +1,7 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.internal.GroupState;
+
 /**
  * A definite refusal or failure reported by the cluster for a multicast or a query: the request
  * was malformed, the application failed, or the command is stale (its sequence number is below
@@ -10,11 +12,11 @@ public class MulticastException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   /** The request was refused as invalid. */
-  public static final int BAD_REQUEST = 3;
+  public static final int BAD_REQUEST = GroupState.BAD_REQUEST;
   /** The request failed while being handled. */
-  public static final int ERROR = 1;
+  public static final int ERROR = GroupState.ERROR;
   /** The command's sequence number is below the client's watermark. */
-  public static final int STALE = 4;
+  public static final int STALE = GroupState.STALE;
 
   private final int status;
 
@@ -42,9 +44,9 @@ public class MulticastException extends RuntimeException {
    */
   public static String statusName(int status) {
     return switch (status) {
-      case 0 -> "OK";
+      case GroupState.OK -> "OK";
       case ERROR -> "ERROR";
-      case 2 -> "UNAVAILABLE";
+      case GroupState.UNAVAILABLE -> "UNAVAILABLE";
       case BAD_REQUEST -> "BAD_REQUEST";
       case STALE -> "STALE";
       default -> "status " + status;

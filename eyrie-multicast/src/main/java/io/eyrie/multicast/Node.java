@@ -208,7 +208,7 @@ public final class Node implements AutoCloseable {
       GroupState.Stats st = s.stats();
       return new GroupStats(st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
           st.itemsSent, st.itemsReceived, s.pendingCount(), s.queuedCount(), sm.snapshotsTaken(),
-          sm.snapshotsLoaded());
+          sm.snapshotsLoaded(), sm.snapshotsInstalled());
     });
   }
 

@@ -25,7 +25,7 @@ final class ChannelSender {
   private final GroupStateMachine sm;
   private final GroupId from;
   private final GroupId to;
-  private final RaftClient client;
+  private final RaftClientHolder client;
   private final Codec codec;
   private final int window;
   private final int maxItems;
@@ -42,7 +42,7 @@ final class ChannelSender {
   final AtomicLong items = new AtomicLong();
   final AtomicLong bytes = new AtomicLong();
 
-  ChannelSender(GroupStateMachine sm, GroupId to, RaftClient client, Codec codec, int window, int maxItems) {
+  ChannelSender(GroupStateMachine sm, GroupId to, RaftClientHolder client, Codec codec, int window, int maxItems) {
     this.sm = sm;
     this.from = sm.group();
     this.to = to;
@@ -52,7 +52,7 @@ final class ChannelSender {
     this.maxItems = maxItems;
   }
 
-  RaftClient client() {
+  RaftClientHolder client() {
     return client;
   }
 
@@ -124,7 +124,11 @@ final class ChannelSender {
     items.addAndGet(batch.items().length);
     bytes.addAndGet(data.length);
     try {
-      client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
+      RaftClient c = client.get();
+      c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
+        if (err != null) {
+          client.failed(c);
+        }
         if (err == null && reply.isSuccess()) {
           ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
           onReply(batch, myEpoch, b.remaining() >= 8 ? b.getLong() : -1);

@@ -186,6 +186,12 @@ public final class ClientEndpoint implements AutoCloseable {
     }
 
     private void write(ChannelHandlerContext ctx, Wire.ClientReply reply) {
+      if (!ctx.channel().isActive() || ctx.executor().isShuttingDown()) {
+        // Handlers answer pending requests when the node shuts down; a write to a dead event
+        // loop would only log an error about a listener it cannot notify.
+        LOG.debug("{}: connection gone, dropping reply {}", ctx.channel().remoteAddress(), reply.requestId());
+        return;
+      }
       ctx.writeAndFlush(reply).addListener((ChannelFutureListener) f -> {
         if (f.isSuccess()) {
           return;

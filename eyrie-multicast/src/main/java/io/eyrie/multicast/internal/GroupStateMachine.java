@@ -63,6 +63,7 @@ public final class GroupStateMachine extends BaseStateMachine {
   private volatile GroupState state;
   private volatile GroupState.Listener listener = GroupState.NO_LISTENER;
   private final AtomicLong snapshotsLoaded = new AtomicLong();
+  private final AtomicLong snapshotsInstalled = new AtomicLong();
   private final AtomicLong snapshotsTaken = new AtomicLong();
 
   GroupStateMachine(GroupId group, Codec codec, Function<GroupId, GroupState> stateFactory, Hooks hooks) {
@@ -103,6 +104,11 @@ public final class GroupStateMachine extends BaseStateMachine {
     return snapshotsLoaded.get();
   }
 
+  /** Number of snapshots a leader installed on this replica (a lagging replica catching up). */
+  public long snapshotsInstalled() {
+    return snapshotsInstalled.get();
+  }
+
   /** Number of snapshots this replica has written. */
   public long snapshotsTaken() {
     return snapshotsTaken.get();
@@ -112,12 +118,21 @@ public final class GroupStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
-    load(storage.loadLatestSnapshot());
+    getLifeCycle().startAndTransition(() -> load(storage.loadLatestSnapshot()));
   }
 
+  /** Ratis pauses the machine before a leader's snapshot replaces its state. */
+  @Override
+  public void pause() {
+    getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.PAUSING);
+    getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.PAUSED);
+  }
+
+  /** Called by Ratis after a leader installed a snapshot on this replica. */
   @Override
   public void reinitialize() throws IOException {
-    load(storage.loadLatestSnapshot());
+    getLifeCycle().startAndTransition(() -> load(storage.loadLatestSnapshot()));
+    snapshotsInstalled.incrementAndGet();
   }
 
   @Override
@@ -160,15 +175,27 @@ public final class GroupStateMachine extends BaseStateMachine {
       if (last == null || last.getIndex() < 0) {
         return -1;
       }
-      File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-      try (Output out = new Output(new BufferedOutputStream(new AtomicFileOutputStream(file), 1 << 16))) {
-        GroupStateSnapshot.write(state, out);
-      }
-      MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-      storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+      byte[] bytes = stateBytes();
+      writeSnapshotFile(last, bytes);
       snapshotsTaken.incrementAndGet();
       return last.getIndex();
     }
+  }
+
+  private byte[] stateBytes() {
+    try (Output out = new Output(1 << 16, -1)) {
+      GroupStateSnapshot.write(state, out);
+      return out.toBytes();
+    }
+  }
+
+  private void writeSnapshotFile(TermIndex at, byte[] bytes) throws IOException {
+    File file = storage.getSnapshotFile(at.getTerm(), at.getIndex());
+    try (BufferedOutputStream out = new BufferedOutputStream(new AtomicFileOutputStream(file), 1 << 16)) {
+      out.write(bytes);
+    }
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), at));
   }
 
   @Override

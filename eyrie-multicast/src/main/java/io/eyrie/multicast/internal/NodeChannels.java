@@ -39,7 +39,7 @@ public final class NodeChannels implements AutoCloseable {
   private final NodeOptions options;
   private final Function<GroupId, GroupStateMachine> machines;
   private final Map<GroupId, Submitter> submitters = new ConcurrentHashMap<>();
-  private final Map<GroupId, RaftClient> queryClients = new ConcurrentHashMap<>();
+  private final Map<GroupId, RaftClientHolder> queryClients = new ConcurrentHashMap<>();
   private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
   private final Map<GroupId, RaftServer.Division> divisions = new ConcurrentHashMap<>();
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
@@ -77,7 +77,7 @@ public final class NodeChannels implements AutoCloseable {
     Map<GroupId, ChannelSender> out = new ConcurrentHashMap<>();
     for (GroupId to : cluster.groupIds()) {
       if (!to.equals(g)) {
-        out.put(to, new ChannelSender(sm, to, RatisSupport.newClient(cluster, to, options), codec,
+        out.put(to, new ChannelSender(sm, to, new RaftClientHolder(() -> RatisSupport.newClient(cluster, to, options)), codec,
             options.channelWindow(), options.channelBatchMaxItems()));
       }
     }
@@ -163,7 +163,8 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private Submitter submitter(GroupId g) {
-    return submitters.computeIfAbsent(g, k -> new Submitter(k, RatisSupport.newClient(cluster, k, options), codec,
+    return submitters.computeIfAbsent(g, k -> new Submitter(k,
+        new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)), codec,
         options.submitInFlight(), options.submitBatchMax(), (List<Wire.Start> failed, Throwable t) -> {
           for (Wire.Start s : failed) {
             if (s.replyGroup().equals(k)) {
@@ -173,11 +174,18 @@ public final class NodeChannels implements AutoCloseable {
         }));
   }
 
+
   /** Runs a linearizable read-only query on a group; fails with {@link QueryException} if the group refused it. */
   public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
-    RaftClient c = queryClients.computeIfAbsent(g, k -> RatisSupport.newClient(cluster, k, options));
+    RaftClientHolder holder = queryClients.computeIfAbsent(g,
+        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)));
     try {
-      return c.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
+      RaftClient c = holder.get();
+      return c.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).whenComplete((r, e) -> {
+        if (e != null) {
+          holder.failed(c);
+        }
+      }).thenApply(r -> {
         if (r.isSuccess()) {
           return r.getMessage().getContent().toByteArray();
         }
@@ -238,19 +246,12 @@ public final class NodeChannels implements AutoCloseable {
     for (Map<GroupId, ChannelSender> m : senders.values()) {
       for (ChannelSender s : m.values()) {
         s.deactivate();
-        closeQuietly(s.client());
+        s.client().close();
       }
     }
     submitters.values().forEach(Submitter::close);
-    submitters.values().forEach(s -> closeQuietly(s.client()));
-    queryClients.values().forEach(NodeChannels::closeQuietly);
+    submitters.values().forEach(s -> s.client().close());
+    queryClients.values().forEach(h -> h.close());
   }
 
-  private static void closeQuietly(RaftClient c) {
-    try {
-      c.close();
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("closing a Ratis client: {}", e.toString());
-    }
-  }
 }

@@ -64,7 +64,7 @@ public final class RatisSupport {
   /** Server properties for a node: Netty RPC, linearizable reads, on-disk log with snapshots. */
   public static RaftProperties serverProperties(ClusterConfig.NodeInfo node, File storage, NodeOptions o) {
     RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+    RaftConfigKeys.Rpc.setType(p, new EyrieNettyRpc());
     NettyConfigKeys.Server.setHost(p, node.host());
     NettyConfigKeys.Server.setPort(p, node.raftPort());
     RaftServerConfigKeys.setStorageDir(p, List.of(storage));

@@ -22,7 +22,7 @@ final class Submitter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Submitter.class);
 
   private final GroupId group;
-  private final RaftClient client;
+  private final RaftClientHolder client;
   private final Codec codec;
   private final int maxInFlight;
   private final int maxBatch;
@@ -33,7 +33,7 @@ final class Submitter implements AutoCloseable {
   final AtomicLong entries = new AtomicLong();
   final AtomicLong starts = new AtomicLong();
 
-  Submitter(GroupId group, RaftClient client, Codec codec, int maxInFlight, int maxBatch,
+  Submitter(GroupId group, RaftClientHolder client, Codec codec, int maxInFlight, int maxBatch,
       BiConsumer<List<Wire.Start>, Throwable> onFailure) {
     this.group = group;
     this.client = client;
@@ -43,7 +43,7 @@ final class Submitter implements AutoCloseable {
     this.onFailure = onFailure;
   }
 
-  RaftClient client() {
+  RaftClientHolder client() {
     return client;
   }
 
@@ -85,9 +85,14 @@ final class Submitter implements AutoCloseable {
     }
     entries.incrementAndGet();
     starts.addAndGet(batch.size());
+    RaftClient c;
     try {
-      client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
+      c = client.get();
+      c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
         Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
+        if (err != null) {
+          client.failed(c);
+        }
         done(batch, failure);
       });
     } catch (RuntimeException e) {

@@ -1,0 +1,302 @@
+package io.eyrie.multicast;
+
+import io.eyrie.multicast.internal.GroupState;
+import io.eyrie.multicast.internal.Wire;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sending half of a {@link MulticastClient}: picks a node for each attempt of a call, and
+ * sends the same content again after an attempt timeout, a lost or refused connection or an
+ * UNAVAILABLE answer, until a definite answer or the total timeout.
+ *
+ * <p>Every call's mutable state is guarded by the call itself; an attempt is identified by its
+ * request id, so timers, write failures and replies that belong to a superseded attempt find
+ * {@code call.current} changed and do nothing.
+ */
+final class CallDispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(CallDispatcher.class);
+  private static final int MAX_REPLY_FRAME_BYTES = 64 << 20;
+
+  private final ClusterConfig cluster;
+  private final Codec codec;
+  private final long attemptTimeoutMs;
+  private final long totalTimeoutMs;
+  private final EventLoopGroup io;
+  private final LongConsumer seqFinished;
+  private final Map<Integer, ClientConnection> conns;
+  private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
+  private final AtomicLong requestIds = new AtomicLong();
+  private final AtomicInteger roundRobin = new AtomicInteger();
+  private final AtomicLong resends = new AtomicLong();
+  private final Set<ClientCall> outstanding = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * Creates the dispatcher.
+   *
+   * @param seqFinished told a multicast's seq as it finishes, before its future completes
+   */
+  CallDispatcher(ClusterConfig cluster, Codec codec, long attemptTimeoutMs, long totalTimeoutMs, EventLoopGroup io,
+      LongConsumer seqFinished) {
+    this.cluster = cluster;
+    this.codec = codec;
+    this.attemptTimeoutMs = attemptTimeoutMs;
+    this.totalTimeoutMs = totalTimeoutMs;
+    this.io = io;
+    this.seqFinished = seqFinished;
+    Bootstrap base = new Bootstrap().group(io).channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(attemptTimeoutMs, 10_000));
+    Map<Integer, ClientConnection> m = new TreeMap<>();
+    for (ClusterConfig.NodeInfo n : cluster.nodes().values()) {
+      m.put(n.id(), new ClientConnection(this, n, base.clone(), codec, MAX_REPLY_FRAME_BYTES));
+    }
+    this.conns = Collections.unmodifiableMap(m);
+  }
+
+  long resends() {
+    return resends.get();
+  }
+
+  /** Sends a new call and returns its future. */
+  CompletableFuture<Object> submit(ClientCall c) {
+    outstanding.add(c);
+    // Also covers a caller cancelling the future: the call stops and its seq counts as finished.
+    c.result.whenComplete((v, e) -> cleanup(c));
+    if (closed.get()) {
+      finish(c, null, new IllegalStateException("the client is closed"));
+      return c.result;
+    }
+    synchronized (c) {
+      if (c.result.isDone()) {
+        return c.result;
+      }
+      c.totalTimer = schedule(() -> finish(c, null, new TimeoutException("no answer for " + c + " within "
+          + totalTimeoutMs + " ms; the outcome is unknown")), totalTimeoutMs);
+    }
+    attempt(c, 0);
+    return c.result;
+  }
+
+  /** Sends the call's request to a node hosting its group, preferring one other than {@code avoid}. */
+  void attempt(ClientCall c, int avoid) {
+    ClientConnection conn;
+    long rid;
+    Object frame;
+    synchronized (c) {
+      if (c.result.isDone()) {
+        return;
+      }
+      conn = conns.get(pick(c.group, avoid));
+      rid = requestIds.incrementAndGet();
+      if (c.attempts++ > 0) {
+        resends.incrementAndGet();
+      }
+      c.current = rid;
+      c.currentNode = conn.nodeId();
+      c.currentChannel = null;
+      c.sent.add(new ClientCall.Sent(conn, rid));
+      conn.inflight.put(rid, c);
+      cancel(c.attemptTimer);
+      c.attemptTimer = schedule(() -> onAttemptTimeout(c, rid), attemptTimeoutMs);
+      frame = c.frame(rid);
+    }
+    conn.channel().whenComplete((ch, err) -> {
+      if (err != null) {
+        retryLater(c, rid, "cannot connect to node " + conn.nodeId() + ": " + err);
+        return;
+      }
+      synchronized (c) {
+        if (c.current == rid) {
+          c.currentChannel = ch;
+        }
+      }
+      ch.writeAndFlush(frame).addListener(f -> {
+        if (!f.isSuccess()) {
+          retryLater(c, rid, "cannot write to node " + conn.nodeId() + ": " + f.cause());
+        }
+      });
+    });
+  }
+
+  private int pick(GroupId group, int avoid) {
+    List<Integer> members = cluster.group(group).members();
+    Integer hint = leaderHints.get(group);
+    long now = System.nanoTime();
+    if (hint != null && hint != avoid && !conns.get(hint).down(now)) {
+      return hint;
+    }
+    int n = members.size();
+    int start = Math.floorMod(roundRobin.getAndIncrement(), n);
+    int downOther = 0;
+    for (int i = 0; i < n; i++) {
+      int m = members.get((start + i) % n);
+      if (m != avoid && !conns.get(m).down(now)) {
+        return m;
+      }
+      if (m != avoid && downOther == 0) {
+        downOther = m;
+      }
+    }
+    // Nothing better: the avoided node if it still accepts connections, else anyone.
+    if (avoid != 0 && members.contains(avoid) && !conns.get(avoid).down(now)) {
+      return avoid;
+    }
+    return downOther != 0 ? downOther : members.get(start);
+  }
+
+  private void onAttemptTimeout(ClientCall c, long rid) {
+    int node;
+    synchronized (c) {
+      if (c.result.isDone() || c.current != rid) {
+        return;
+      }
+      c.current = 0;
+      node = c.currentNode;
+    }
+    // The old request stays registered: its reply, should it still come, is as good as any.
+    LOG.debug("{}: no reply from node {} within {} ms, resending", c, node, attemptTimeoutMs);
+    attempt(c, node);
+  }
+
+  /** Gives up on attempt {@code rid} and sends again after a short random backoff. */
+  void retryLater(ClientCall c, long rid, String why) {
+    synchronized (c) {
+      if (c.result.isDone() || c.current != rid) {
+        return;
+      }
+      c.current = 0;
+      cancel(c.attemptTimer);
+      int node = c.currentNode;
+      conns.get(node).inflight.remove(rid, c);
+      long delay = 50 + ThreadLocalRandom.current().nextLong(151);
+      c.backoffTimer = schedule(() -> attempt(c, node), delay);
+    }
+    LOG.debug("{}: {}; resending", c, why);
+  }
+
+  /** Handles a reply read from a node's connection (I/O thread). */
+  void onReply(ClientConnection conn, Wire.ClientReply r) {
+    ClientCall c = conn.inflight.get(r.requestId());
+    if (c == null) {
+      if (r.requestId() == -1) {
+        LOG.warn("node {} rejected a frame: {}", conn.nodeId(), r.error());
+      } else {
+        LOG.debug("node {}: reply to a finished or unknown request {}", conn.nodeId(), r.requestId());
+      }
+      return;
+    }
+    if (r.leaderHint() > 0 && cluster.group(c.group).members().contains(r.leaderHint())) {
+      leaderHints.put(c.group, r.leaderHint());
+    }
+    switch (r.status()) {
+      case GroupState.OK -> {
+        Object value;
+        try {
+          value = r.body() == null ? null : codec.decode(r.body());
+        } catch (IllegalArgumentException e) {
+          finish(c, null, new IllegalArgumentException("cannot decode the reply to " + c + ": " + e.getMessage(), e));
+          return;
+        }
+        finish(c, value, null);
+      }
+      case GroupState.UNAVAILABLE -> {
+        conn.inflight.remove(r.requestId(), c);
+        retryLater(c, r.requestId(), "node " + conn.nodeId() + " unavailable: " + r.error());
+      }
+      default -> finish(c, null, new MulticastException(r.status(), r.error()));
+    }
+  }
+
+  /** Handles the loss of a node's connection: live attempts written on it go elsewhere. */
+  void onConnectionLost(ClientConnection conn, Channel ch) {
+    for (Map.Entry<Long, ClientCall> e : conn.inflight.entrySet()) {
+      ClientCall c = e.getValue();
+      boolean live;
+      synchronized (c) {
+        live = c.current == e.getKey() && c.currentChannel == ch;
+      }
+      if (live) {
+        retryLater(c, e.getKey(), "connection to node " + conn.nodeId() + " lost");
+      }
+    }
+  }
+
+  private void finish(ClientCall c, Object value, Throwable err) {
+    // The client learns the seq finished before the future completes, so a call issued by a
+    // thread that saw the completion already carries the advanced watermark.
+    if (c.seq >= 0) {
+      seqFinished.accept(c.seq);
+    }
+    if (err != null) {
+      c.result.completeExceptionally(err);
+    } else {
+      c.result.complete(value);
+    }
+  }
+
+  private void cleanup(ClientCall c) {
+    if (c.seq >= 0) {
+      seqFinished.accept(c.seq);
+    }
+    outstanding.remove(c);
+    synchronized (c) {
+      c.current = 0;
+      cancel(c.attemptTimer);
+      cancel(c.totalTimer);
+      cancel(c.backoffTimer);
+      for (ClientCall.Sent s : c.sent) {
+        s.conn().inflight.remove(s.rid(), c);
+      }
+    }
+  }
+
+  private ScheduledFuture<?> schedule(Runnable task, long delayMs) {
+    try {
+      return io.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Only after close(), which fails every outstanding call anyway.
+      return null;
+    }
+  }
+
+  private static void cancel(ScheduledFuture<?> f) {
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+
+  /** Refuses new calls and fails the outstanding ones; returns false if already closed. */
+  boolean close() {
+    if (!closed.compareAndSet(false, true)) {
+      return false;
+    }
+    // A call submitted concurrently is either seen here or sees the flag in submit().
+    for (ClientCall c : outstanding) {
+      finish(c, null, new IllegalStateException("the client is closed"));
+    }
+    return true;
+  }
+}

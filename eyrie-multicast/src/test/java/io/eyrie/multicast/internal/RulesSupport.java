@@ -1,0 +1,152 @@
+package io.eyrie.multicast.internal;
+
+import com.esotericsoftware.kryo.io.Input;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.CodecRegistry;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.ExecutionContext;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.SimGroups.Ev;
+import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Start;
+import io.eyrie.multicast.internal.Wire.StartBatch;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+
+/** Small builders for hand-written {@link GroupState} scenarios. */
+final class RulesSupport {
+  static final GroupId G0 = GroupId.valueOf("g0");
+  static final GroupId G1 = GroupId.valueOf("g1");
+  static final GroupId G2 = GroupId.valueOf("g2");
+  static final GroupId G3 = GroupId.valueOf("g3");
+  static final List<GroupId> ALL = List.of(G0, G1, G2, G3);
+  static final long CLIENT = 0xC11E;
+
+  final Codec codec = new Codec(CodecRegistry.create());
+  /** Replies emitted by every state built here, in order. */
+  final List<Ev> replies = new ArrayList<>();
+  long time = 10_000;
+
+  GroupState group(GroupId g, Deliverer app) {
+    return group(g, app, SimGroups.NO_EXPIRY);
+  }
+
+  GroupState group(GroupId g, Deliverer app, long expiryMs) {
+    GroupState s = new GroupState(g, ALL, app, codec, expiryMs);
+    listen(s);
+    return s;
+  }
+
+  void listen(GroupState s) {
+    s.setListener(new GroupState.Listener() {
+      @Override
+      public void reply(MsgId id, GroupState.Reply reply) {
+        replies.add(new Ev(id, reply));
+      }
+
+      @Override
+      public void outboxChanged(GroupId to) {}
+    });
+  }
+
+  /** A Start of client {@link #CLIENT} with payload {@code {seq, mode}} and watermark 0. */
+  Start start(long seq, long mode, GroupId reply, GroupId... dests) {
+    return start(CLIENT, seq, 0, mode, reply, dests);
+  }
+
+  Start start(long client, long seq, long watermark, long mode, GroupId reply, GroupId... dests) {
+    return new Start(MsgId.valueOf(client, seq, 0), dests, reply, codec.encode(new long[] {seq, mode}), watermark);
+  }
+
+  long submit(GroupState s, Start... starts) {
+    return s.apply(new StartBatch(time, starts));
+  }
+
+  static long ship(GroupState to, GroupId from, long firstSeq, Object... items) {
+    return to.apply(new ChannelBatch(from, firstSeq, items, 0));
+  }
+
+  byte[] snapshot(GroupState s) {
+    return SimGroups.snapshot(s);
+  }
+
+  GroupState restore(GroupState s, Deliverer freshApp) {
+    GroupState r = group(s.self(), freshApp);
+    GroupStateSnapshot.read(r, new Input(snapshot(s)));
+    return r;
+  }
+
+  List<Ev> repliesFor(MsgId id) {
+    List<Ev> out = new ArrayList<>();
+    for (Ev e : replies) {
+      if (e.id().equals(id)) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A deliverer that logs what it does (its replicated state) and parks messages of mode
+   * {@code m >= 10} until it has heard from the groups whose indexes are the set bits of
+   * {@code m - 10} (bit 0 = g0, ...). It replies with its log's length.
+   */
+  static final class ParkingApp implements Deliverer {
+    final List<String> log = new ArrayList<>();
+
+    static long awaiting(GroupId... gs) {
+      long bits = 0;
+      for (GroupId g : gs) {
+        bits |= 1L << ALL.indexOf(g);
+      }
+      return 10 + bits;
+    }
+
+    private static List<GroupId> awaited(ExecutionContext ctx) {
+      long mode = ((long[]) ctx.payload())[1];
+      List<GroupId> out = new ArrayList<>();
+      for (int i = 0; mode >= 10 && i < ALL.size(); i++) {
+        if (((mode - 10) & (1L << i)) != 0) {
+          out.add(ALL.get(i));
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public Execution deliver(ExecutionContext ctx) {
+      log.add("deliver " + ctx.id());
+      List<GroupId> a = awaited(ctx);
+      return a.isEmpty() ? Execution.reply((long) log.size()) : Execution.awaitFrom(a);
+    }
+
+    @Override
+    public Execution resume(ExecutionContext ctx) {
+      StringBuilder b = new StringBuilder("resume " + ctx.id());
+      for (GroupId g : new TreeSet<>(ctx.dests())) {
+        b.append(' ').append(g).append('=').append(ctx.received(g));
+      }
+      log.add(b.toString());
+      return Execution.reply((long) log.size());
+    }
+
+    @Override
+    public byte[] snapshot() {
+      return String.join("\n", log).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void restore(byte[] state) {
+      log.clear();
+      String s = new String(state, StandardCharsets.UTF_8);
+      if (!s.isEmpty()) {
+        log.addAll(Arrays.asList(s.split("\n")));
+      }
+    }
+  }
+}
