@@ -13,9 +13,22 @@ public record GroupId(String name) implements Comparable<GroupId> {
   /** Validates the name: 1 to 64 characters from {@code [A-Za-z0-9_-]}. */
   public GroupId {
     Objects.requireNonNull(name, "name");
-    if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
+    if (!valid(name)) {
       throw new IllegalArgumentException("invalid group name: '" + name + "'");
     }
+  }
+
+  private static boolean valid(String name) {
+    if (name.isEmpty() || name.length() > 64) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -17,6 +17,8 @@ public class MulticastException extends RuntimeException {
   public static final int ERROR = GroupState.ERROR;
   /** The command's sequence number is below the client's watermark. */
   public static final int STALE = GroupState.STALE;
+  /** The client was idle longer than the cluster keeps its records; use a new client. */
+  public static final int EXPIRED = GroupState.EXPIRED;
 
   private final int status;
 
@@ -49,6 +51,7 @@ public class MulticastException extends RuntimeException {
       case GroupState.UNAVAILABLE -> "UNAVAILABLE";
       case BAD_REQUEST -> "BAD_REQUEST";
       case STALE -> "STALE";
+      case EXPIRED -> "EXPIRED";
       default -> "status " + status;
     };
   }

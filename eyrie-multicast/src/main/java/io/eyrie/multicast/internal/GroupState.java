@@ -44,6 +44,7 @@ public final class GroupState {
   public static final int UNAVAILABLE = 2;
   public static final int BAD_REQUEST = 3;
   public static final int STALE = 4;
+  public static final int EXPIRED = 5;
 
   /** Local effects of applying entries. */
   public interface Listener {
@@ -90,6 +91,12 @@ public final class GroupState {
   final HashMap<MsgId, TreeSet<GroupId>> awaitingStarts = new HashMap<>();
   final TreeMap<GroupId, Channel> channels = new TreeMap<>();
   final HashMap<Long, ClientRecord> clients = new HashMap<>();
+  /**
+   * Clients whose records expired, with the log time of expiry: their starts are refused (a
+   * resend could otherwise execute again). Kept {@link #TOMBSTONE_FACTOR} expiry periods.
+   */
+  final HashMap<Long, Long> tombstones = new HashMap<>();
+  static final int TOMBSTONE_FACTOR = 10;
   final Stats stats = new Stats();
 
   private final TreeSet<GroupId> dirty = new TreeSet<>();
@@ -216,8 +223,12 @@ public final class GroupState {
       return;
     }
     MsgId id = s.id();
+    if (tombstones.containsKey(id.client()) && !clients.containsKey(id.client())) {
+      listener.reply(id, new Reply(EXPIRED, null, "client " + Long.toHexString(id.client())
+          + " was idle longer than the expiry time; start a new client"));
+      return;
+    }
     ClientRecord rec = client(id.client());
-    rec.lastSeen = logTime;
     advanceWatermark(id.client(), rec, s.watermark());
     if (id.seq() < rec.watermark) {
       listener.reply(id, new Reply(STALE, null, "sequence number " + id.seq() + " is below the client's watermark "
@@ -489,8 +500,11 @@ public final class GroupState {
 
   // ---------------------------------------------------------------- clients
 
+  /** Returns a client's record, creating it if needed; every use counts as activity. */
   private ClientRecord client(long id) {
-    return clients.computeIfAbsent(id, k -> new ClientRecord());
+    ClientRecord rec = clients.computeIfAbsent(id, k -> new ClientRecord());
+    rec.lastSeen = Math.max(rec.lastSeen, logTime);
+    return rec;
   }
 
   private void advanceWatermark(long clientId, ClientRecord rec, long watermark) {
@@ -509,12 +523,25 @@ public final class GroupState {
       return;
     }
     nextSweep = logTime + Math.max(1, clientExpiryMs / 10);
-    clients.values().removeIf(c -> c.lastSeen + clientExpiryMs < logTime && noneActive(c));
+    clients.entrySet().removeIf(e -> {
+      ClientRecord c = e.getValue();
+      if (c.lastSeen + clientExpiryMs < logTime && noneActive(e.getKey(), c)) {
+        tombstones.put(e.getKey(), logTime);
+        return true;
+      }
+      return false;
+    });
+    tombstones.values().removeIf(t -> t + TOMBSTONE_FACTOR * clientExpiryMs < logTime);
   }
 
-  private boolean noneActive(ClientRecord c) {
+  private boolean noneActive(long clientId, ClientRecord c) {
     for (MsgId id : c.delivered) {
       if (queued.containsKey(id) || awaitingStarts.containsKey(id)) {
+        return false;
+      }
+    }
+    for (MsgId id : pending.keySet()) {
+      if (id.client() == clientId) {
         return false;
       }
     }

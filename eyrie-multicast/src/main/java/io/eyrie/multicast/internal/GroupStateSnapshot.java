@@ -97,6 +97,12 @@ public final class GroupStateSnapshot {
       }
     }
 
+    out.writeVarInt(s.tombstones.size(), true);
+    for (Long cid : new TreeSet<>(s.tombstones.keySet())) {
+      out.writeLong(cid);
+      out.writeVarLong(s.tombstones.get(cid), true);
+    }
+
     GroupState.Stats st = s.stats;
     for (long v : new long[] {st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
         st.itemsSent, st.itemsReceived}) {
@@ -197,6 +203,12 @@ public final class GroupStateSnapshot {
         r.replies.put(id, new Reply(status, body, in.readString()));
       }
       s.clients.put(cid, r);
+    }
+
+    n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      long cid = in.readLong();
+      s.tombstones.put(cid, in.readVarLong(true));
     }
 
     GroupState.Stats st = s.stats;

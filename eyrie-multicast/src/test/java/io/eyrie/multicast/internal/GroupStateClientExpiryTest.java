@@ -3,9 +3,7 @@ package io.eyrie.multicast.internal;
 import static io.eyrie.multicast.internal.RulesSupport.CLIENT;
 import static io.eyrie.multicast.internal.RulesSupport.G0;
 import static io.eyrie.multicast.internal.RulesSupport.G1;
-import static io.eyrie.multicast.internal.RulesSupport.G2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,9 +76,9 @@ class GroupStateClientExpiryTest {
     }
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
-    assertEquals(2, r.size());
     assertEquals(1, app.delivered().stream().filter(m.id()::equals).count(),
-        "a resend after the client expired was executed again (exactly-once broken); reply " + r.get(1).reply());
+        "a resend after the client expired was executed again (exactly-once broken); replies " + r);
+    assertEquals(2, r.size());
     assertTrue(r.get(1).same(first) || r.get(1).reply().status() != GroupState.OK,
         "an expired client's resend must be answered with its recorded reply or an error, not a new reply");
   }
@@ -119,17 +117,18 @@ class GroupStateClientExpiryTest {
     t.submit(g1, t.start(OTHER, 1, 1, SimDeliverer.PLAIN, G1, G1));
     GroupState.ClientRecord rec = g1.clients.get(CLIENT);
     long watermark = rec == null ? -1 : rec.watermark;
-    // A delayed duplicate of the finished m0 reaches g1 (it must be answered STALE).
+    // A delayed duplicate of the finished m0 reaches g1: it must not be executed again (g1 is not
+    // m0's reply group, so it answers nothing, or STALE).
     t.submit(g1, m0);
     exchange(g0, g1);
-    List<Ev> r = t.repliesFor(m0.id());
+    List<Ev> r = t.repliesFor(m0.id()).stream().filter(e -> e.reply().status() == GroupState.OK).toList();
     long executionsAtG0 = app0.delivered().stream().filter(m0.id()::equals).count();
     long executionsAtG1 = app1.delivered().stream().filter(m0.id()::equals).count();
     String what = "g1 forgot the watermark (record " + (rec == null ? "swept" : "kept") + ", watermark " + watermark
-        + "); m0 executed " + executionsAtG0 + "x at g0 and " + executionsAtG1 + "x at g1; replies " + r.size();
+        + "); m0 executed " + executionsAtG0 + "x at g0 and " + executionsAtG1 + "x at g1; final replies " + r.size();
     assertEquals(1, executionsAtG0, what);
     assertEquals(1, executionsAtG1, what);
-    assertEquals(GroupState.STALE, r.get(r.size() - 1).reply().status(), what);
-    assertNotEquals(null, reply0);
+    assertEquals(1, r.size(), what);
+    assertTrue(r.get(0).same(reply0), what);
   }
 }

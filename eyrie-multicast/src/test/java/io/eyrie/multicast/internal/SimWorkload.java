@@ -273,8 +273,8 @@ final class SimWorkload implements SimGroups.ReplySink {
 
   /**
    * After the drain, resubmits finished messages: to the reply group it must re-answer the
-   * recorded reply (or STALE once the client's watermark passed it); elsewhere it answers nothing
-   * and changes nothing.
+   * recorded reply (or STALE once the client's watermark passed it); elsewhere it answers nothing;
+   * nowhere is it executed again.
    */
   void resubmitFinished() {
     for (MsgId id : order) {
@@ -284,7 +284,7 @@ final class SimWorkload implements SimGroups.ReplySink {
       GroupState.ClientRecord rec = sim.lead(d).clients.get(id.client());
       long wm = watermark(mi.client);
       boolean stale = rec != null && id.seq() < Math.max(rec.watermark, wm);
-      int executed = sim.lead(d).app() instanceof SimDeliverer app ? app.delivered().size() : 0;
+      int executed = ((SimDeliverer) sim.lead(d).app()).delivered().size();
       sim.apply(d, new StartBatch(time, new Start[] {new Start(id, s.dests(), s.replyGroup(), s.payload(), wm)}));
       List<Ev> evs = lastEvents;
       if (rec == null) {
