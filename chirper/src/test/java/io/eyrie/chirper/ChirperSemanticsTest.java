@@ -88,7 +88,8 @@ class ChirperSemanticsTest {
       ssmr = script(c, Client.Mode.SSMR);
     }
     assertEquals(dssmr, ssmr);
-    assertEquals(User.TIMELINE_MAX, dssmr.get(5L).size());
+    // user 5 followed 1 (whose last OWN_POSTS_MAX posts it received) and 0 ("hello", then "last")
+    assertEquals(User.OWN_POSTS_MAX + 2, dssmr.get(5L).size());
     assertEquals(Long.valueOf(User.TIMELINE_MAX + 12), dssmr.get(5L).get(0), "the last post is first");
   }
 }
