@@ -64,9 +64,7 @@ public final class MulticastBenchmark {
       AtomicInteger rr = new AtomicInteger();
       rows.add(phase("raw Ratis, no-op SM", 1, clients * window, warmup, duration,
           () -> rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())).async().send(msg), () -> "1 log entry per op"));
-      for (RaftClient c : rc) {
-        c.close();
-      }
+      closeInBackground(rc);
     }
 
     try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4)
@@ -98,11 +96,25 @@ public final class MulticastBenchmark {
         });
         rows.add(row);
       }
-      for (MulticastClient c : mc) {
-        c.close();
-      }
+      closeInBackground(mc);
     }
     write(out, rows, clients, window, warmup, duration);
+    System.exit(0);
+  }
+
+  /** Closes clients without waiting: a Ratis client's close can wait long for its connections. */
+  private static void closeInBackground(List<? extends AutoCloseable> clients) {
+    Thread t = new Thread(() -> {
+      for (AutoCloseable c : clients) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // the run is over; a client that fails to close changes no result
+        }
+      }
+    }, "bench-close");
+    t.setDaemon(true);
+    t.start();
   }
 
   private static Map<String, Long> traffic(EmbeddedCluster c) {

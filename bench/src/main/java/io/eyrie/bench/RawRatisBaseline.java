@@ -46,7 +46,11 @@ final class RawRatisBaseline implements AutoCloseable {
     }
   }
 
+  private static final java.util.logging.Logger SHADED_NETTY_LOG =
+      java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.netty");
+
   RawRatisBaseline() throws IOException {
+    SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     dir = Files.createTempDirectory("eyrie-raw-ratis-").toFile();
     List<RaftPeer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {

@@ -168,11 +168,9 @@ public final class EmbeddedCluster implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("no leader within " + timeout + " for " + leaderless);
       }
-      try {
-        Thread.sleep(20); // polling interval of a deadline-bounded wait
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L); // poll interval of a bounded wait
+      if (Thread.currentThread().isInterrupted()) {
+        throw new IllegalStateException("interrupted while waiting for leaders");
       }
     }
   }

@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
@@ -223,7 +224,11 @@ public final class GroupState {
       return;
     }
     MsgId id = s.id();
-    if (tombstones.containsKey(id.client()) && !clients.containsKey(id.client())) {
+    if (tombstones.containsKey(id.client()) && !knownHere(id)) {
+      // The client's record expired here, so this group forgot which of its messages it has
+      // executed: any message it does not know now may be one it executed before the expiry.
+      // That holds even if a proposal recreated the record since (the new record only knows
+      // the messages learned after it), so the tombstone is checked, not the record.
       listener.reply(id, new Reply(EXPIRED, null, "client " + Long.toHexString(id.client())
           + " was idle longer than the expiry time; start a new client"));
       return;
@@ -274,6 +279,24 @@ public final class GroupState {
     }
   }
 
+  /** True if the message is pending here, or delivered here and still in its client's record. */
+  private boolean knownHere(MsgId id) {
+    if (pending.containsKey(id)) {
+      return true;
+    }
+    ClientRecord rec = clients.get(id.client());
+    return rec != null && rec.delivered.contains(id);
+  }
+
+  /*
+   * A proposal is never refused, not even for an expired client: the proposer has the message
+   * pending and cannot decide it without this group's proposal, so refusing it would block the
+   * proposer (and every later message there) forever. Accepting it is safe because a group makes
+   * a message pending at most once (a Start of a message it may have executed is refused STALE or
+   * EXPIRED), so each destination proposes a message once, and this group delivers it only after
+   * every other destination's proposal arrived: a proposal always concerns a message that was
+   * never delivered here.
+   */
   private void applyPropose(GroupId from, Propose p) {
     Start s = p.start();
     String invalid = validate(s);
@@ -481,10 +504,11 @@ public final class GroupState {
       }
       return;
     }
-    ClientRecord rec = clients.get(id.client());
-    boolean finished = rec != null && rec.delivered.contains(id) && !queued.containsKey(id);
-    boolean obsolete = rec != null && id.seq() < rec.watermark && !pending.containsKey(id) && !queued.containsKey(id);
-    if (finished || obsolete) {
+    // Another destination sends items for a message only once it has delivered it, which needed
+    // this group's proposal: the message is pending or queued here, or it finished here. An item
+    // for a message that is neither is late and is dropped (even if the client's record, which
+    // would tell that it finished, expired or was recreated since).
+    if (!pending.containsKey(id) && !queued.containsKey(id)) {
       return;
     }
     Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
@@ -518,34 +542,46 @@ public final class GroupState {
         && !pending.containsKey(id) && !queued.containsKey(id));
   }
 
+  /**
+   * Drops the records of clients idle (in log time) for longer than the expiry and leaves a
+   * tombstone for each. A record is kept while any message of its client is pending, queued,
+   * awaiting started-signals or has buffered items here. A tombstone is kept for
+   * {@link #TOMBSTONE_FACTOR} expiry periods, and as long as a record recreated by a proposal
+   * exists (such a record does not know what was executed before the expiry).
+   */
   private void sweepClients() {
     if (logTime < nextSweep) {
       return;
     }
-    nextSweep = logTime + Math.max(1, clientExpiryMs / 10);
+    nextSweep = saturatedAdd(logTime, Math.max(1, clientExpiryMs / 10));
+    HashSet<Long> active = new HashSet<>();
+    for (MsgId id : pending.keySet()) {
+      active.add(id.client());
+    }
+    for (MsgId id : queued.keySet()) {
+      active.add(id.client());
+    }
+    for (MsgId id : awaitingStarts.keySet()) {
+      active.add(id.client());
+    }
+    for (MsgId id : inboxes.keySet()) {
+      active.add(id.client());
+    }
+    // Each decision depends only on its own entry, so the hash order does not matter.
     clients.entrySet().removeIf(e -> {
-      ClientRecord c = e.getValue();
-      if (c.lastSeen + clientExpiryMs < logTime && noneActive(e.getKey(), c)) {
+      if (logTime - e.getValue().lastSeen > clientExpiryMs && !active.contains(e.getKey())) {
         tombstones.put(e.getKey(), logTime);
         return true;
       }
       return false;
     });
-    tombstones.values().removeIf(t -> t + TOMBSTONE_FACTOR * clientExpiryMs < logTime);
+    long keep = clientExpiryMs > Long.MAX_VALUE / TOMBSTONE_FACTOR ? Long.MAX_VALUE : TOMBSTONE_FACTOR * clientExpiryMs;
+    tombstones.entrySet().removeIf(e -> logTime - e.getValue() > keep && !clients.containsKey(e.getKey()));
   }
 
-  private boolean noneActive(long clientId, ClientRecord c) {
-    for (MsgId id : c.delivered) {
-      if (queued.containsKey(id) || awaitingStarts.containsKey(id)) {
-        return false;
-      }
-    }
-    for (MsgId id : pending.keySet()) {
-      if (id.client() == clientId) {
-        return false;
-      }
-    }
-    return true;
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
   }
 
   // ---------------------------------------------------------------- reading (for senders)

@@ -243,15 +243,20 @@ public final class NodeChannels implements AutoCloseable {
     closed = true;
     ticker.shutdownNow();
     pumps.shutdownNow();
+    java.util.List<RaftClientHolder> holders = new java.util.ArrayList<>();
     for (Map<GroupId, ChannelSender> m : senders.values()) {
       for (ChannelSender s : m.values()) {
         s.deactivate();
-        s.client().close();
+        holders.add(s.client());
       }
     }
     submitters.values().forEach(Submitter::close);
-    submitters.values().forEach(s -> s.client().close());
-    queryClients.values().forEach(h -> h.close());
+    submitters.values().forEach(s -> holders.add(s.client()));
+    holders.addAll(queryClients.values());
+    // A Ratis client's close can wait a long time for connections to unreachable peers; the
+    // node is going away, so let that happen off the caller's thread.
+    Thread closer = new Thread(() -> holders.forEach(RaftClientHolder::close), "eyrie-close-clients");
+    closer.setDaemon(true);
+    closer.start();
   }
-
 }

@@ -26,7 +26,19 @@ import org.apache.ratis.util.TimeDuration;
 
 /** Mapping between Eyrie's cluster description and Ratis ids, properties and clients. */
 public final class RatisSupport {
+  /**
+   * Ratis's shaded Netty logs through java.util.logging, and its server pipeline logs every
+   * connection event at INFO: keep a strong reference (JUL holds loggers weakly) at WARNING.
+   */
+  private static final java.util.logging.Logger SHADED_NETTY_LOG = quiet("org.apache.ratis.thirdparty.io.netty");
+
   private RatisSupport() {}
+
+  private static java.util.logging.Logger quiet(String name) {
+    java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+    l.setLevel(java.util.logging.Level.WARNING);
+    return l;
+  }
 
   /** The Ratis peer id of a node. */
   public static RaftPeerId peerId(int nodeId) {
@@ -63,6 +75,7 @@ public final class RatisSupport {
 
   /** Server properties for a node: Netty RPC, linearizable reads, on-disk log with snapshots. */
   public static RaftProperties serverProperties(ClusterConfig.NodeInfo node, File storage, NodeOptions o) {
+    SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, new EyrieNettyRpc());
     NettyConfigKeys.Server.setHost(p, node.host());
