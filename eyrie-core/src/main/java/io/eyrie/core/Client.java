@@ -1,5 +1,6 @@
 package io.eyrie.core;
 
+import io.eyrie.core.internal.Locations;
 import io.eyrie.core.internal.Msgs;
 import io.eyrie.core.internal.Msgs.CoreReply;
 import io.eyrie.core.internal.Msgs.Prophecy;
@@ -8,7 +9,6 @@ import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,7 +18,6 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -248,7 +247,7 @@ public final class Client implements AutoCloseable {
       }
       if (where != null) {
         cacheHits.incrementAndGet();
-        return CompletableFuture.completedFuture(new Prophecy(Msgs.RETRY, where, mostCommon(where)));
+        return CompletableFuture.completedFuture(new Prophecy(Msgs.RETRY, where, Locations.mostCommon(where)));
       }
     }
     consults.incrementAndGet();
@@ -262,19 +261,6 @@ public final class Client implements AutoCloseable {
       }
       return p;
     });
-  }
-
-  private static GroupId mostCommon(Map<ObjId, GroupId> where) {
-    TreeMap<GroupId, Integer> count = new TreeMap<>();
-    where.values().forEach(g -> count.merge(g, 1, Integer::sum));
-    int best = Collections.max(count.values());
-    List<GroupId> top = new ArrayList<>();
-    count.forEach((g, c) -> {
-      if (c == best) {
-        top.add(g);
-      }
-    });
-    return top.get(ThreadLocalRandom.current().nextInt(top.size()));
   }
 
   private CompletableFuture<Reply> outcome(Attempt a, CoreReply r) {

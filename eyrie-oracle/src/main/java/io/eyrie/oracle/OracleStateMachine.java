@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.ClusterAware;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
+import io.eyrie.core.internal.Locations;
 import io.eyrie.core.internal.Msgs;
 import io.eyrie.core.internal.Msgs.ConsultReq;
 import io.eyrie.core.internal.Msgs.CreateReq;
@@ -19,14 +20,12 @@ import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The DS-SMR oracle (the paper's Algorithm 4): knows which partition holds every object,
@@ -93,16 +92,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
    * @return the target partition
    */
   protected GroupId getTargetPartition(Map<ObjId, GroupId> where) {
-    TreeMap<GroupId, Integer> count = new TreeMap<>();
-    where.values().forEach(g -> count.merge(g, 1, Integer::sum));
-    int best = Collections.max(count.values());
-    List<GroupId> top = new ArrayList<>();
-    count.forEach((g, c) -> {
-      if (c == best) {
-        top.add(g);
-      }
-    });
-    return top.get(ThreadLocalRandom.current().nextInt(top.size()));
+    return Locations.mostCommon(where);
   }
 
   /**
