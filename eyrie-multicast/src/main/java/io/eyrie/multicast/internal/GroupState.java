@@ -94,10 +94,18 @@ public final class GroupState {
   final HashMap<Long, ClientRecord> clients = new HashMap<>();
   /**
    * Clients whose records expired, with the log time of expiry: their starts are refused (a
-   * resend could otherwise execute again). Kept {@link #TOMBSTONE_FACTOR} expiry periods.
+   * resend could otherwise execute again), even once a proposal recreated a record. Kept
+   * {@link #TOMBSTONE_FACTOR} expiry periods but at least {@link #MIN_TOMBSTONE_MS}, and while a
+   * recreated record exists.
    */
   final HashMap<Long, Long> tombstones = new HashMap<>();
   static final int TOMBSTONE_FACTOR = 10;
+  /**
+   * The least time a tombstone is kept, whatever the expiry: a resend or a delayed duplicate of a
+   * Start can arrive as long as a client retries or a Start is in flight, which has nothing to do
+   * with how long idle clients are kept. (Ten default expiry periods.)
+   */
+  static final long MIN_TOMBSTONE_MS = 5 * 60 * 60_000L;
   final Stats stats = new Stats();
 
   private final TreeSet<GroupId> dirty = new TreeSet<>();
@@ -575,7 +583,8 @@ public final class GroupState {
       }
       return false;
     });
-    long keep = clientExpiryMs > Long.MAX_VALUE / TOMBSTONE_FACTOR ? Long.MAX_VALUE : TOMBSTONE_FACTOR * clientExpiryMs;
+    long keep = clientExpiryMs > Long.MAX_VALUE / TOMBSTONE_FACTOR ? Long.MAX_VALUE
+        : Math.max(MIN_TOMBSTONE_MS, TOMBSTONE_FACTOR * clientExpiryMs);
     tombstones.entrySet().removeIf(e -> logTime - e.getValue() > keep && !clients.containsKey(e.getKey()));
   }
 

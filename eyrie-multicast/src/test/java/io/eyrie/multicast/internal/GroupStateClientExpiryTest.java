@@ -4,7 +4,9 @@ import static io.eyrie.multicast.internal.RulesSupport.CLIENT;
 import static io.eyrie.multicast.internal.RulesSupport.G0;
 import static io.eyrie.multicast.internal.RulesSupport.G1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.MsgId;
@@ -36,6 +38,21 @@ class GroupStateClientExpiryTest {
     List<Object> items = from.outboxRange(to.self(), pos[0], Integer.MAX_VALUE);
     return to.apply(new ChannelBatch(from.self(), pos[0], items.toArray(), pos[2]));
   }
+
+  private static long executions(SimDeliverer app, MsgId id) {
+    return app.delivered().stream().filter(id::equals).count();
+  }
+
+  /** Other clients keep {@code g} busy for {@code minutes}, in steps of five minutes. */
+  private void othersUse(GroupState g, int minutes) {
+    for (int i = 0; i < minutes / 5; i++) {
+      t.time += 5 * 60_000L;
+      long seq = otherSeq++;
+      t.submit(g, t.start(OTHER, seq, seq, SimDeliverer.PLAIN, g.self(), g.self()));
+    }
+  }
+
+  private long otherSeq;
 
   private void exchange(GroupState a, GroupState b) {
     for (int i = 0; i < 3; i++) {
@@ -130,5 +147,127 @@ class GroupStateClientExpiryTest {
     assertEquals(1, executionsAtG1, what);
     assertEquals(1, r.size(), what);
     assertTrue(r.get(0).same(reply0), what);
+  }
+
+  /**
+   * Found by the simulation with {@code -Deyrie.sim.expiryMs=400}. The client's record at g0
+   * expires (tombstone) while the client stays active at g1; one of its messages then reaches g0
+   * as a proposal, which must be accepted (refusing it would block g1 forever) and so recreates
+   * the record. GroupState.applyStart used to refuse an expired client only while it had no
+   * record, so the recreated record, which knows nothing of what g0 executed before the expiry,
+   * let a resend of an old message through as a new one: g0 made it pending again and proposed it
+   * to g1, which had delivered it and dropped the proposal, so the message stayed undecided at g0
+   * forever and blocked every later message there (and where the other destination had forgotten
+   * the message too, it was executed a second time).
+   */
+  @Test
+  void recordRecreatedByAProposalDoesNotLetAnOldResendThrough() {
+    SimDeliverer app0 = new SimDeliverer(null);
+    SimDeliverer app1 = new SimDeliverer(null);
+    GroupState g0 = t.group(G0, app0, EXPIRY);
+    GroupState g1 = t.group(G1, app1, EXPIRY);
+    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
+    t.submit(g0, m0);
+    exchange(g0, g1);
+    assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    // The client is idle at g0 for longer than the expiry.
+    othersUse(g0, 40);
+    assertNull(g0.clients.get(CLIENT));
+    assertTrue(g0.tombstones.containsKey(CLIENT));
+    // It is active at g1: m1 to both, answered by g1. Its Start reaches g0 first and is refused
+    // (g0 cannot know whether it executed it), but g1's proposal is accepted.
+    Start m1 = t.start(CLIENT, 1, 0, SimDeliverer.PLAIN, G1, G0, G1);
+    t.submit(g0, m1);
+    assertEquals(GroupState.EXPIRED, t.repliesFor(m1.id()).get(0).reply().status());
+    t.submit(g1, m1);
+    exchange(g0, g1);
+    assertEquals(1, executions(app0, m1.id()), "a proposal for an expired client must be delivered");
+    assertEquals(1, executions(app1, m1.id()));
+    assertEquals(GroupState.OK, t.repliesFor(m1.id()).get(1).reply().status());
+    assertNotNull(g0.clients.get(CLIENT), "the proposal recreated the record");
+    // The answer to m0 was lost: the client (watermark still 0) resends it to g0.
+    t.submit(g0, m0);
+    exchange(g0, g1);
+    List<Ev> r = t.repliesFor(m0.id());
+    assertEquals(2, r.size(), () -> "replies " + r);
+    assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
+    assertEquals(1, executions(app0, m0.id()));
+    assertEquals(1, executions(app1, m0.id()));
+    assertEquals(0, g0.pendingCount(), "the resend of m0 became pending again");
+    // Neither group is blocked: a later message to both is delivered at both.
+    Start m2 = t.start(OTHER, otherSeq, otherSeq, SimDeliverer.PLAIN, G0, G0, G1);
+    t.submit(g0, m2);
+    exchange(g0, g1);
+    assertEquals(1, executions(app0, m2.id()), "g0 is blocked");
+    assertEquals(1, executions(app1, m2.id()));
+    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g0.queuedCount() + g1.queuedCount());
+  }
+
+  /**
+   * Items another destination sends for a message (here two values, nobody waits) can arrive
+   * after the message finished here and its client's record expired. They must be dropped, not
+   * buffered for ever.
+   */
+  @Test
+  void lateItemsAfterTheRecordExpiredAreDropped() {
+    SimDeliverer app0 = new SimDeliverer(null);
+    SimDeliverer app1 = new SimDeliverer(null);
+    GroupState g0 = t.group(G0, app0, EXPIRY);
+    GroupState g1 = t.group(G1, app1, EXPIRY);
+    Start m = t.start(CLIENT, 0, 0, SimDeliverer.SEND_NO_WAIT, G0, G0, G1);
+    t.submit(g0, m);
+    t.submit(g1, m);
+    pump(g0, g1);
+    assertTrue(app1.hasExecuted(m.id()));
+    assertFalse(app0.hasExecuted(m.id()));
+    othersUse(g1, 40);
+    assertNull(g1.clients.get(CLIENT));
+    pump(g1, g0);
+    assertTrue(app0.hasExecuted(m.id()));
+    pump(g0, g1);
+    assertTrue(g1.inboxes.isEmpty(), () -> "late items buffered for ever: " + g1.inboxes.keySet());
+    assertEquals(GroupState.OK, t.repliesFor(m.id()).get(0).reply().status());
+  }
+
+  /** An expiry of Long.MAX_VALUE (never) must not overflow into expiring everyone. */
+  @Test
+  void hugeExpiryNeverExpires() {
+    SimDeliverer app = new SimDeliverer(null);
+    GroupState s = t.group(G0, app, Long.MAX_VALUE);
+    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
+    t.submit(s, m);
+    othersUse(s, 60);
+    t.submit(s, m);
+    List<Ev> r = t.repliesFor(m.id());
+    assertEquals(2, r.size());
+    assertTrue(r.get(1).same(r.get(0)), () -> "replies " + r);
+    assertNotNull(s.clients.get(CLIENT));
+    assertTrue(s.tombstones.isEmpty());
+  }
+
+  /**
+   * With a short expiry, a tombstone must still outlive the resends of the client's commands
+   * (it used to be kept only ten expiry periods); it goes once {@link GroupState#MIN_TOMBSTONE_MS}
+   * passed without a record.
+   */
+  @Test
+  void tombstoneOutlivesResendsWithAShortExpiry() {
+    SimDeliverer app = new SimDeliverer(null);
+    GroupState s = t.group(G0, app, 1_000);
+    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
+    t.submit(s, m);
+    for (int i = 0; i < 60; i++) {
+      t.time += 1_000;
+      t.submit(s, t.start(OTHER, i, i, SimDeliverer.PLAIN, G0, G0));
+    }
+    assertNull(s.clients.get(CLIENT));
+    t.submit(s, m);
+    List<Ev> r = t.repliesFor(m.id());
+    assertEquals(2, r.size());
+    assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
+    assertEquals(1, executions(app, m.id()));
+    t.time += GroupState.MIN_TOMBSTONE_MS + 1;
+    t.submit(s, t.start(OTHER, 60, 60, SimDeliverer.PLAIN, G0, G0));
+    assertFalse(s.tombstones.containsKey(CLIENT));
   }
 }

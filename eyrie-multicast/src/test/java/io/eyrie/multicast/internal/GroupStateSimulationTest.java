@@ -39,6 +39,8 @@ class GroupStateSimulationTest {
     long parks = 0;
     long faults = 0;
     long dups = 0;
+    long refusals = 0;
+    long neverStarted = 0;
     for (int i = 0; i < runs; i++) {
       long seed = base + i;
       SimWorkload w = new SimWorkload(seed, 4 + (int) Math.floorMod(seed, 2L), messages, expiryMs);
@@ -57,13 +59,16 @@ class GroupStateSimulationTest {
       stales += w.stales;
       faults += w.sim.gapsAndDups + w.sim.batchesLost;
       dups += w.dupsSubmitted;
+      refusals += w.refusals;
+      neverStarted += w.msgs.values().stream().filter(SimWorkload.MsgInfo::refusedEverywhere).count();
       for (int g = 0; g < w.n; g++) {
         parks += w.sim.lead(g).stats().parks;
       }
     }
     System.out.printf("simulated %d runs x %d messages: %d steps, %d entries, %d restores, %d channel faults, "
-        + "%d resubmissions, %d re-answers, %d stale answers, %d parks, %.1f s%n", runs, messages, steps, entries,
-        restores, faults, dups, reanswers, stales, parks, (System.nanoTime() - t0) / 1e9);
+        + "%d resubmissions, %d re-answers, %d stale answers, %d parks, %d EXPIRED refusals (%d messages refused"
+        + " everywhere), %.1f s%n", runs, messages, steps, entries, restores, faults, dups, reanswers, stales, parks,
+        refusals, neverStarted, (System.nanoTime() - t0) / 1e9);
     if (runs >= 20) {
       assertTrue(restores > 0 && reanswers > 0 && stales > 0 && parks > 0 && faults > 0 && dups > 0,
           "the schedule must exercise restores, resubmissions, re-answers, stale answers, parks and channel faults");

@@ -55,6 +55,19 @@ final class SimChecks {
       sets.put(gid, set);
     }
     for (MsgInfo mi : msgs.values()) {
+      if (mi.refusedEverywhere()) {
+        // Every Start was refused EXPIRED: the message was never started, so it must be
+        // delivered nowhere (a refused Start is never executed) and never answered.
+        for (GroupId d : mi.start.dests()) {
+          if (sets.get(d).contains(mi.start.id())) {
+            fail("integrity: " + d + " delivers " + mi.start.id() + " though every Start of it was refused EXPIRED");
+          }
+        }
+        if (mi.finalReply != null) {
+          fail("a final reply for " + mi.start.id() + " though every Start of it was refused EXPIRED");
+        }
+        continue;
+      }
       for (GroupId d : mi.start.dests()) {
         if (!sets.get(d).contains(mi.start.id())) {
           fail("agreement: " + mi.start.id() + " to " + Arrays.toString(mi.start.dests()) + " never delivered at " + d);

@@ -32,10 +32,22 @@ final class SimWorkload implements SimGroups.ReplySink {
     final int client;
     Ev finalReply;
     int reanswers;
+    /** How many Starts of this message were applied, and how many of them were refused EXPIRED. */
+    int submitted;
+    int expired;
 
     MsgInfo(Start start, int client) {
       this.start = start;
       this.client = client;
+    }
+
+    /**
+     * True if every Start of this message was refused because its client had expired at the
+     * group it reached (DESIGN Appendix A: error reply): then no group ever learned the message,
+     * so it must be delivered nowhere and never answered, and the client knows it failed.
+     */
+    boolean refusedEverywhere() {
+      return submitted > 0 && expired == submitted;
     }
   }
 
@@ -217,6 +229,11 @@ final class SimWorkload implements SimGroups.ReplySink {
   @Override
   public void replies(GroupId g, Object entry, List<Ev> events) {
     lastEvents = events;
+    if (entry instanceof StartBatch b) {
+      for (Start s : b.starts()) {
+        msgs.get(s.id()).submitted++;
+      }
+    }
     for (Ev ev : events) {
       MsgInfo mi = msgs.get(ev.id());
       if (mi == null) {
@@ -240,8 +257,9 @@ final class SimWorkload implements SimGroups.ReplySink {
           mi.reanswers++;
           reanswers++;
         }
-      } else if (sim.expiryMs < SimGroups.NO_EXPIRY && carries(entry, ev.id())) {
+      } else if (status == GroupState.EXPIRED && sim.expiryMs < SimGroups.NO_EXPIRY && carries(entry, ev.id())) {
         refusals++; // DESIGN Appendix A: a Start from an expired client gets an error reply
+        mi.expired++;
       } else {
         fail(g + " answers " + ev.id() + " with status " + status + ": " + ev.reply().error());
       }
@@ -279,16 +297,28 @@ final class SimWorkload implements SimGroups.ReplySink {
   void resubmitFinished() {
     for (MsgId id : order) {
       MsgInfo mi = msgs.get(id);
+      if (mi.refusedEverywhere()) {
+        continue; // never started: a resubmission would be a new message, not a finished one
+      }
       Start s = mi.start;
       int d = sim.idx(rnd.nextInt(3) == 0 ? s.dests()[rnd.nextInt(s.dests().length)] : s.replyGroup());
       GroupState.ClientRecord rec = sim.lead(d).clients.get(id.client());
+      // The client's record expired at d (a record recreated since by a proposal only knows the
+      // messages learned after that): d cannot tell whether it executed the message, so it must
+      // refuse it EXPIRED.
+      boolean expiredHere = sim.lead(d).tombstones.containsKey(id.client())
+          && (rec == null || !rec.delivered.contains(id));
       long wm = watermark(mi.client);
       boolean stale = rec != null && id.seq() < Math.max(rec.watermark, wm);
       int executed = ((SimDeliverer) sim.lead(d).app()).delivered().size();
       sim.apply(d, new StartBatch(time, new Start[] {new Start(id, s.dests(), s.replyGroup(), s.payload(), wm)}));
       List<Ev> evs = lastEvents;
-      if (rec == null) {
-        // The client's record expired here: it may be refused, never executed again.
+      if (expiredHere) {
+        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == GroupState.EXPIRED,
+            () -> "a resubmitted " + id + " of a client expired at " + sim.gid(d) + " must be refused EXPIRED, got "
+                + evs);
+      } else if (rec == null) {
+        // The client's record and its tombstone expired here: it may be refused, never executed again.
         assertTrue(evs.size() <= 1, () -> "a resubmitted " + id + " of an expired client answers " + evs);
       } else if (stale) {
         assertTrue(evs.size() == 1 && evs.get(0).reply().status() == GroupState.STALE,
