@@ -1,0 +1,55 @@
+(ns eyrie.jepsen.knossos-data-test
+  "Self-test of the linearizability checker on Knossos' cas-register histories in the
+  shared test data: every good history must be valid, every bad one invalid. Writes
+  per-file timings, slowest first, to target/knossos-timings-{good,bad}.txt."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [eyrie.jepsen.history :as h]
+            [eyrie.jepsen.linearizability :as lin]
+            [eyrie.jepsen.models :as models]
+            [eyrie.jepsen.testdata :as testdata]))
+
+(def time-limit-ms
+  "Budget per history; the slowest takes well under a second."
+  20000)
+
+(defn- check-file [^java.io.File f]
+  (let [t0     (System/nanoTime)
+        result (lin/check (models/cas-register) (h/read-knossos f)
+                          {:time-limit-ms time-limit-ms})]
+    {:file   (.getName f)
+     :ms     (/ (- (System/nanoTime) t0) 1e6)
+     :result result}))
+
+(defn- report! [kind runs]
+  (let [lines (for [{:keys [file ms result]} (sort-by :ms > runs)]
+                (format "%-5s %-36s %-8s %9.1f ms  ops=%d configs=%d" kind file
+                        (pr-str (:valid? result)) ms (:op-count result)
+                        (:configs-explored result)))
+        dir   (or (System/getProperty "eyrie.report.dir") "target")]
+    (.mkdirs (io/file dir))
+    (spit (io/file dir (str "knossos-timings-" kind ".txt")) (str (str/join "\n" lines) "\n"))
+    (println (str kind ": " (count runs) " histories, slowest:\n  "
+                  (str/join "\n  " (take 3 lines))))))
+
+(defn- check-dir [kind expect]
+  (let [dir (testdata/dir (str "knossos-cas-register/" kind))]
+    (if-not dir
+      (is false (str "Test data directory knossos-cas-register/" kind " not found; looked in "
+                     (testdata/searched (str "knossos-cas-register/" kind))
+                     ". The repository expects shared/testdata beside it (../shared/testdata)."))
+      (let [files (testdata/edn-files dir)]
+        (is (seq files) (str "no .edn histories in " dir))
+        (let [runs (mapv check-file files)]
+          (report! kind runs)
+          (doseq [{:keys [file result]} runs]
+            (testing file
+              (is (expect (:valid? result))
+                  (str file " => " (pr-str (select-keys result [:valid? :cause :op])))))))))))
+
+(deftest good-histories-are-linearizable
+  (check-dir "good" true?))
+
+(deftest bad-histories-are-not-linearizable
+  (check-dir "bad" false?))
