@@ -83,6 +83,15 @@ public final class EmbeddedCluster implements AutoCloseable {
     return new TreeMap<>(nodes);
   }
 
+  /** Describes every running node's progress for diagnosis (see {@link Node#describe()}). */
+  public String describe() {
+    StringBuilder b = new StringBuilder();
+    for (Node n : runningNodes().values()) {
+      b.append(n.describe());
+    }
+    return b.toString();
+  }
+
   /** Returns true if the node is running. */
   public synchronized boolean isRunning(int id) {
     return nodes.containsKey(id);

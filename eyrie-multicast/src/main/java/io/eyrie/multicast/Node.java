@@ -212,6 +212,26 @@ public final class Node implements AutoCloseable {
     });
   }
 
+  /**
+   * Describes this node's progress for diagnosis (an operator's or a test's dump when something
+   * seems stuck): per hosted group, the oldest pending and queued messages, what the head of the
+   * execution queue waits for, channel positions, and the state of the channel senders and
+   * submitters. The format is for people and may change.
+   *
+   * @return a multi-line description
+   */
+  public String describe() {
+    StringBuilder b = new StringBuilder("node ").append(nodeId).append('\n');
+    for (GroupId g : groups()) {
+      GroupStateMachine sm = machines.get(g);
+      if (sm != null) {
+        b.append(sm.read(GroupState::describe));
+      }
+    }
+    b.append(channels.describe());
+    return b.toString();
+  }
+
   /** Returns the counters of this node's submitters and channel senders. */
   public NodeTraffic traffic() {
     return channels.traffic();

@@ -28,9 +28,9 @@ class SnapshotCatchUpTest {
       c.awaitLeaders(Duration.ofSeconds(60));
       MulticastWorkload w = new MulticastWorkload(c, seed, 3, 250, 4);
       w.run();
-      // Two of three replicas keep the cluster available; a call may still time out (outcome
-      // unknown) while leaders settle, and the checker below covers every acknowledged one.
-      assertTrue(w.acked.size() >= w.total() * 0.98, "acked " + w.acked.size() + " of " + w.total()
+      // Two of three replicas keep every group available: every multicast is acknowledged. (A
+      // timeout here once exposed leaders that refused elections for 10 s after stepping down.)
+      assertTrue(w.acked.size() == w.total(), "acked " + w.acked.size() + " of " + w.total()
           + "; failed " + w.failed);
       GroupId p0 = GroupId.valueOf("p0");
       long taken = c.node(1).stats(p0).snapshotsTaken() + c.node(2).stats(p0).snapshotsTaken();

@@ -60,6 +60,12 @@ final class ChannelSender {
     return active;
   }
 
+  /** Describes the sender's state for diagnosis. */
+  synchronized String describe() {
+    return from + "->" + to + ": active=" + active + " epoch=" + epoch + " sent=" + sent + " inFlight=" + inFlight
+        + " lastAckSent=" + lastAckSent + " batches=" + batches.get();
+  }
+
   /** Starts sending from the oldest item not yet acknowledged (on becoming leader). */
   synchronized void activate() {
     if (active) {

@@ -622,6 +622,51 @@ public final class GroupState {
     return queue.size();
   }
 
+  /**
+   * Describes this replica's progress for diagnosis: pending and queued messages (the oldest
+   * ones), what the head waits for, and the channel positions. Not part of the state.
+   */
+  public String describe() {
+    StringBuilder b = new StringBuilder();
+    b.append(self).append(": clock=").append(clock).append(" pending=").append(pending.size())
+        .append(" undecided=").append(undecided.size()).append(" decided=").append(decided.size())
+        .append(" queue=").append(queue.size()).append(" awaitingStarts=").append(awaitingStarts.size())
+        .append(" executed=").append(stats.executed).append('\n');
+    int n = 0;
+    for (Msg m : undecided) {
+      if (n++ == 3) {
+        break;
+      }
+      b.append("  undecided ").append(m.start.id()).append(" dests=").append(Arrays.toString(m.start.dests()))
+          .append(" localTs=").append(m.localTs).append(" proposals=").append(m.proposals).append('\n');
+    }
+    if (!decided.isEmpty()) {
+      Msg m = decided.first();
+      b.append("  first decided ").append(m.start.id()).append(" finalTs=").append(m.finalTs).append('\n');
+    }
+    Msg head = queue.peek();
+    if (head != null) {
+      Inbox in = inboxes.get(head.start.id());
+      b.append("  head ").append(head.start.id()).append(" dests=").append(Arrays.toString(head.start.dests()))
+          .append(" started=").append(headStarted).append(" parkedOn=").append(parkedOn)
+          .append(" heard=").append(in == null ? "[]" : in.heard).append(" data=")
+          .append(in == null ? "{}" : in.data.keySet()).append('\n');
+    }
+    n = 0;
+    for (var e : awaitingStarts.entrySet()) {
+      if (n++ == 3) {
+        break;
+      }
+      b.append("  awaiting starts ").append(e.getKey()).append(" from ").append(e.getValue()).append('\n');
+    }
+    for (var e : channels.entrySet()) {
+      Channel c = e.getValue();
+      b.append("  channel ").append(e.getKey()).append(": out first=").append(c.outbox.first()).append(" next=")
+          .append(c.outbox.next()).append(" in next=").append(c.nextIn).append('\n');
+    }
+    return b.toString();
+  }
+
   // ---------------------------------------------------------------- types
 
   /** Counters kept in the replicated state. */

@@ -217,6 +217,24 @@ public final class NodeChannels implements AutoCloseable {
     return leaderHints.getOrDefault(g, 0);
   }
 
+  /** Describes the senders and submitters of this node for diagnosis. */
+  public String describe() {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<GroupId, RaftServer.Division> e : divisions.entrySet()) {
+      var info = e.getValue().getInfo();
+      b.append("  ").append(e.getKey()).append(" leader=").append(info.isLeader()).append(" role=")
+          .append(info.getCurrentRole()).append(" term=").append(info.getCurrentTerm()).append(" leaderId=")
+          .append(info.getLeaderId()).append(" applied=").append(info.getLastAppliedIndex()).append('\n');
+      for (ChannelSender s : senders.getOrDefault(e.getKey(), Map.of()).values()) {
+        b.append("    ").append(s.describe()).append('\n');
+      }
+    }
+    for (Submitter s : submitters.values()) {
+      b.append("  ").append(s.describe()).append('\n');
+    }
+    return b.toString();
+  }
+
   /** Returns traffic counters. */
   public NodeTraffic traffic() {
     long entries = 0;

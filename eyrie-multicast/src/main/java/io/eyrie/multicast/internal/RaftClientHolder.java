@@ -33,7 +33,11 @@ final class RaftClientHolder implements AutoCloseable {
     return client;
   }
 
-  /** Drops the client if it is the one that failed; the next {@link #get()} builds a new one. */
+  /**
+   * Drops the client if it is the one that failed; the next {@link #get()} builds a new one.
+   * Callers are usually Ratis or Netty callback threads, and closing a Ratis client waits for
+   * its connections to close (up to seconds), so the old client is closed in the background.
+   */
   void failed(RaftClient failed) {
     RaftClient drop = null;
     synchronized (this) {
@@ -42,8 +46,18 @@ final class RaftClientHolder implements AutoCloseable {
         client = null;
       }
     }
-    closeQuietly(drop);
+    if (drop != null) {
+      RaftClient c = drop;
+      CLOSER.execute(() -> closeQuietly(c));
+    }
   }
+
+  private static final java.util.concurrent.ExecutorService CLOSER =
+      java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "eyrie-raft-client-closer");
+        t.setDaemon(true);
+        return t;
+      });
 
   @Override
   public void close() {

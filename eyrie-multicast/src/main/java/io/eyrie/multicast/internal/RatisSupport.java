@@ -93,6 +93,13 @@ public final class RatisSupport {
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(o.electionTimeoutMaxMs(), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
+    // A leader that missed a majority's heartbeats for an election timeout steps down, and by
+    // default then refuses to stand for election for 10 s. The stepped-down leader usually has
+    // the longest log, so the others' pre-votes are rejected meanwhile: one slow moment (a GC
+    // pause, a loaded machine) would leave the group without a leader for 10 s or more, and
+    // every multicast to it stalls. Wait one election timeout instead.
+    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
+        TimeDuration.valueOf(o.electionTimeoutMaxMs(), TimeUnit.MILLISECONDS));
     return p;
   }
 

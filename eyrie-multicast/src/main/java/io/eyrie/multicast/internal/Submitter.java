@@ -47,6 +47,11 @@ final class Submitter implements AutoCloseable {
     return client;
   }
 
+  /** Describes the submitter's state for diagnosis. */
+  synchronized String describe() {
+    return "submitter " + group + ": queued=" + queue.size() + " inFlight=" + inFlight + " entries=" + entries.get();
+  }
+
   void submit(Wire.Start s) {
     synchronized (this) {
       if (closed) {
