@@ -31,7 +31,7 @@ class SnapshotCatchUpTest {
       // Two of three replicas keep every group available: every multicast is acknowledged. (A
       // timeout here once exposed leaders that refused elections for 10 s after stepping down.)
       assertTrue(w.acked.size() == w.total(), "acked " + w.acked.size() + " of " + w.total()
-          + "; failed " + w.failed);
+          + "; failed " + w.failed + "; first failures " + w.failures);
       GroupId p0 = GroupId.valueOf("p0");
       long taken = c.node(1).stats(p0).snapshotsTaken() + c.node(2).stats(p0).snapshotsTaken();
       assertTrue(taken > 0, "the live replicas compacted their logs");

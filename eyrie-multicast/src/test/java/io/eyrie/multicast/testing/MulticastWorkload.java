@@ -23,6 +23,8 @@ public final class MulticastWorkload {
   public final Map<Long, Set<GroupId>> destsOf = new ConcurrentHashMap<>();
   public final Set<Long> acked = ConcurrentHashMap.newKeySet();
   public final Set<Long> failed = ConcurrentHashMap.newKeySet();
+  /** Why calls failed: the first few failure messages. */
+  public final java.util.Queue<String> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
   public final AtomicInteger completed = new AtomicInteger();
   private final EmbeddedCluster cluster;
   private final long seed;
@@ -73,6 +75,9 @@ public final class MulticastWorkload {
                 acked.add(token);
               } else {
                 failed.add(token);
+                if (failures.size() < 5) {
+                  failures.add(token + ": " + e);
+                }
               }
               completed.incrementAndGet();
               permits.release();
