@@ -46,7 +46,12 @@ public final class ChirperClient implements AutoCloseable {
 
   /** Posts; the reply's value is the number of followers reached. */
   public CompletableFuture<Reply> post(long user, String text) {
-    return post(new Post(nextPost.incrementAndGet(), user, System.currentTimeMillis(), text));
+    return post(newPost(user, text));
+  }
+
+  /** Returns a post with a fresh id and this client's current time, without sending it. */
+  public Post newPost(long user, String text) {
+    return new Post(nextPost.incrementAndGet(), user, System.currentTimeMillis(), text);
   }
 
   /** Posts a post whose id and time the caller fixed. */

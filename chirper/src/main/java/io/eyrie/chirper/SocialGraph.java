@@ -37,40 +37,54 @@ public final class SocialGraph {
   }
 
   private final Params params;
-  private final List<long[]> follows;
+  private final double[] cumulative;
+  private final List<long[]> follows = new ArrayList<>();
 
-  private SocialGraph(Params params, List<long[]> follows) {
+  private SocialGraph(Params params) {
     this.params = params;
-    this.follows = follows;
+    int perCommunity = (params.users() + params.communities() - 1) / params.communities();
+    this.cumulative = new double[perCommunity];
+    double sum = 0;
+    for (int r = 0; r < perCommunity; r++) {
+      sum += 1.0 / Math.pow(r + 1, params.skew());
+      cumulative[r] = sum;
+    }
   }
 
   /** Generates a graph. */
   public static SocialGraph generate(long seed, Params p) {
     Random rnd = new Random(seed);
-    int perCommunity = (p.users() + p.communities() - 1) / p.communities();
-    double[] cumulative = new double[perCommunity];
-    double sum = 0;
-    for (int r = 0; r < perCommunity; r++) {
-      sum += 1.0 / Math.pow(r + 1, p.skew());
-      cumulative[r] = sum;
-    }
-    List<long[]> edges = new ArrayList<>();
+    SocialGraph g = new SocialGraph(p);
     Set<Long> seen = new HashSet<>();
     for (long u = 0; u < p.users(); u++) {
       int target = p.followsPerUser();
       for (int k = 0, tries = 0; k < target && tries < target * 20; tries++) {
-        int community = rnd.nextDouble() < p.inCommunity() ? community(u, p) : rnd.nextInt(p.communities());
-        int rank = Arrays.binarySearch(cumulative, rnd.nextDouble() * sum);
-        rank = rank < 0 ? -rank - 1 : rank;
-        long v = (long) rank * p.communities() + community;
-        if (v >= p.users() || v == u || !seen.add(u * p.users() + v)) {
+        long v = g.pickFollowee(u, rnd);
+        if (v < 0 || v == u || !seen.add(u * p.users() + v)) {
           continue;
         }
-        edges.add(new long[] {u, v});
+        g.follows.add(new long[] {u, v});
         k++;
       }
     }
-    return new SocialGraph(p, edges);
+    return g;
+  }
+
+  /**
+   * Draws a user that {@code user} might follow, with the graph's community locality and
+   * popularity skew (the load generator's follows look like the generated ones).
+   *
+   * @param user the follower
+   * @param rnd the random source
+   * @return a user id, or -1 if the draw fell outside the id range (draw again)
+   */
+  public long pickFollowee(long user, Random rnd) {
+    int community = rnd.nextDouble() < params.inCommunity() ? community(user, params)
+        : rnd.nextInt(params.communities());
+    int rank = Arrays.binarySearch(cumulative, rnd.nextDouble() * cumulative[cumulative.length - 1]);
+    rank = rank < 0 ? -rank - 1 : rank;
+    long v = (long) rank * params.communities() + community;
+    return v < params.users() ? v : -1;
   }
 
   static int community(long user, Params p) {

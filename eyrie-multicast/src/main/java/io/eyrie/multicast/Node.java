@@ -225,10 +225,27 @@ public final class Node implements AutoCloseable {
     for (GroupId g : groups()) {
       GroupStateMachine sm = machines.get(g);
       if (sm != null) {
-        b.append(sm.read(GroupState::describe));
+        b.append(sm.<String>read(s -> s.describe()));
       }
     }
     b.append(channels.describe());
+    return b.toString();
+  }
+
+  /**
+   * Describes what each hosted group's replica knows of one message (for diagnosis).
+   *
+   * @param id the message
+   * @return one line per hosted group
+   */
+  public String describe(MsgId id) {
+    StringBuilder b = new StringBuilder();
+    for (GroupId g : groups()) {
+      GroupStateMachine sm = machines.get(g);
+      if (sm != null) {
+        b.append("node ").append(nodeId).append(' ').append(sm.<String>read(s -> s.describe(id))).append('\n');
+      }
+    }
     return b.toString();
   }
 

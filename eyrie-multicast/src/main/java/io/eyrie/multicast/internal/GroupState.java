@@ -667,6 +667,18 @@ public final class GroupState {
     return b.toString();
   }
 
+  /** Describes what this replica knows of one message, for diagnosis. */
+  public String describe(MsgId id) {
+    ClientRecord rec = clients.get(id.client());
+    Msg p = pending.get(id);
+    return self + ": " + id + (p != null ? " pending(localTs=" + p.localTs + ", finalTs=" + p.finalTs + ", proposals="
+        + p.proposals + ")" : "") + (queued.containsKey(id) ? " queued" : "")
+        + (rec == null ? " no client record" : " record(watermark=" + rec.watermark + ", delivered="
+        + rec.delivered.contains(id) + ", reply=" + rec.replies.get(id) + ")")
+        + (awaitingStarts.containsKey(id) ? " awaiting starts from " + awaitingStarts.get(id) : "")
+        + (tombstones.containsKey(id.client()) ? " TOMBSTONE" : "");
+  }
+
   // ---------------------------------------------------------------- types
 
   /** Counters kept in the replicated state. */

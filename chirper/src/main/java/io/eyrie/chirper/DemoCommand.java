@@ -1,0 +1,110 @@
+package io.eyrie.chirper;
+
+import io.eyrie.core.Eyrie;
+import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.NodeOptions;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code chirper demo}: the main job. An embedded cluster in this JVM, the social graph, a
+ * workload for a fixed time with a live progress line, then the summary table and a chart.
+ */
+final class DemoCommand implements Subcommand {
+
+  @Override
+  public String name() {
+    return "demo";
+  }
+
+  @Override
+  public String summary() {
+    return "embedded cluster + social graph + workload; prints a summary, writes a chart";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        usage: chirper demo [OPTIONS]
+
+        Starts an embedded cluster (NODES nodes; an oracle and PARTITIONS partitions, each a Raft
+        group with a replica on every node), creates the social graph, runs the workload for the
+        given time with a progress line per second, prints a summary table and writes a PNG chart
+        of throughput and move rate over time (plus the time series as CSV).
+
+          --nodes N        nodes, i.e. replicas per group (default 3)
+          --partitions N   partitions besides the oracle (default 4)
+          --out DIR        where the chart goes (default target/chirper-demo)
+        """ + LoadSession.USAGE + """
+
+        Example: chirper demo --duration 10 --users 500 --mode ssmr""";
+  }
+
+  @Override
+  public Set<String> valued() {
+    Set<String> s = new HashSet<>(LoadSession.OPTIONS);
+    s.add("nodes");
+    s.add("partitions");
+    return s;
+  }
+
+  @Override
+  public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+    if (!a.positional().isEmpty()) {
+      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
+    }
+    int nodes = a.integer("nodes", 3, 1, 9);
+    int partitions = a.integer("partitions", 4, 1, 64);
+    LoadSession.Options o = LoadSession.options(a, partitions, 200, 5, Duration.ofSeconds(20));
+    Path dir = Path.of(a.string("out", "target/chirper-demo"));
+    out.printf(Locale.ROOT, "Chirper demo: %d nodes, oracle + %d partitions (replication %d), %d users, %s workload,"
+        + " %s, %d s, seed %d%n", nodes, partitions, nodes, o.users(), o.workload().label(), o.modeLabel(),
+        o.duration().toSeconds(), o.seed());
+    long t0 = System.nanoTime();
+    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(nodes).partitions(partitions).oracle(true)
+        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
+        .deliverers(Eyrie.deliverers(ChirperServer::new, ChirperOracle::new)).start()) {
+      out.printf(Locale.ROOT, "cluster: up in %.1f s, groups %s%n", (System.nanoTime() - t0) / 1e9,
+          cluster.cluster().groupIds());
+      LoadSession.Report r;
+      try {
+        r = LoadSession.run(cluster.cluster(), o, out, ProgressLine.stdoutIsTerminal() && out == System.out);
+      } catch (Exception e) {
+        dumpState(cluster, dir, err);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("multicast ([0-9a-f]+):(\\d+)\\.(\\d+)")
+            .matcher(String.valueOf(e.getMessage()) + LoadRunner.unwrap(e));
+        if (m.find()) {
+          io.eyrie.multicast.MsgId id = io.eyrie.multicast.MsgId.valueOf(Long.parseUnsignedLong(m.group(1), 16),
+              Long.parseLong(m.group(2)), Integer.parseInt(m.group(3)));
+          for (io.eyrie.multicast.Node n : cluster.runningNodes().values()) {
+            err.print(n.describe(id));
+          }
+        }
+        throw e;
+      }
+      LoadSession.report(r, dir, "chirper-demo", out);
+      if (r.result().errors() > 0) {
+        dumpState(cluster, dir, err);
+        err.println("chirper demo: " + r.result().errors() + " commands failed, e.g. " + r.result().errorExamples());
+        return 1;
+      }
+      return 0;
+    }
+  }
+
+  /** Writes every node's progress (what a stuck command waits for) next to the chart. */
+  private static void dumpState(EmbeddedCluster cluster, Path dir, PrintStream err) {
+    try {
+      java.nio.file.Files.createDirectories(dir);
+      Path f = dir.resolve("cluster-state.txt");
+      java.nio.file.Files.writeString(f, cluster.describe());
+      err.println("chirper demo: the cluster's state is in " + f);
+    } catch (java.io.IOException | RuntimeException e) {
+      err.println("chirper demo: cannot write the cluster's state: " + e);
+    }
+  }
+}

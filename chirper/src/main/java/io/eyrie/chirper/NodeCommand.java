@@ -1,0 +1,70 @@
+package io.eyrie.chirper;
+
+import io.eyrie.core.Eyrie;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Node;
+import io.eyrie.multicast.NodeOptions;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * {@code chirper node}: one node process of a multi-process cluster, hosting its replicas of the
+ * oracle and the partitions with Chirper's server and oracle. Runs until killed; started again on
+ * the same storage, it recovers every group from its snapshot and log.
+ */
+final class NodeCommand implements Subcommand {
+
+  @Override
+  public String name() {
+    return "node";
+  }
+
+  @Override
+  public String summary() {
+    return "one node process of a real cluster (runs until killed)";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        usage: chirper node --cluster FILE --id N [--storage DIR]
+
+          --cluster FILE   the cluster file, e.g. conf/chirper-3.conf
+          --id N           this node's id in the file
+          --storage DIR    where the node keeps its Raft logs and snapshots
+                           (default data/chirper-node-N); kept across restarts
+
+        The node runs until it is killed (Ctrl-C, kill, kill -9 all fine: it recovers from DIR).""";
+  }
+
+  @Override
+  public Set<String> valued() {
+    return Set.of("cluster", "id", "storage");
+  }
+
+  @Override
+  public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+    if (!a.positional().isEmpty()) {
+      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
+    }
+    ClusterConfig cluster = SingleCommand.cluster(a);
+    int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
+    if (id < 0) {
+      throw new Args.UsageException("option --id is required");
+    }
+    if (!cluster.nodes().containsKey(id)) {
+      throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
+    }
+    Path storage = Path.of(a.string("storage", "data/chirper-node-" + id)).toAbsolutePath().normalize();
+    Node node = Node.start(cluster, id, storage, Eyrie.deliverers(ChirperServer::new, ChirperOracle::new),
+        NodeOptions.newBuilder().registry(ChirperServer.registry()).build());
+    Runtime.getRuntime().addShutdownHook(new Thread(node::close, "chirper-node-shutdown"));
+    ClusterConfig.NodeInfo self = cluster.node(id);
+    out.printf("chirper node %d up: raft %s:%d, clients %s:%d, groups %s, storage %s%n", id, self.host(),
+        self.raftPort(), self.host(), self.clientPort(), node.groups(), storage);
+    out.flush();
+    node.awaitClose();
+    return 0;
+  }
+}
