@@ -1,0 +1,65 @@
+package io.eyrie.jepsen.node;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.eyrie.core.Client;
+import io.eyrie.core.Command;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.ObjId;
+import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.NodeOptions;
+import io.eyrie.oracle.OracleStateMachine;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The node's services on an embedded cluster (3 nodes, 2 partitions + oracle). */
+class JepsenNodeTest {
+
+  private static EmbeddedCluster cluster(java.util.function.Supplier<? extends io.eyrie.core.StateMachine> app) {
+    return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
+        .options(NodeOptions.newBuilder().registry(JepsenNode.registry()).electionTimeoutMs(600, 1200).build())
+        .deliverers(Eyrie.deliverers(app, OracleStateMachine::new)).start();
+  }
+
+  private static Object call(Client cl, Command c, boolean create) throws Exception {
+    return (create ? cl.sendCreate(c) : cl.sendAccess(c)).get(60, TimeUnit.SECONDS).value();
+  }
+
+  @Test
+  @Timeout(180)
+  void registerReadWriteCasAndPair() throws Exception {
+    try (EmbeddedCluster c = cluster(JepsenNode.RegisterServer::new);
+        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+      call(cl, Command.create(ObjId.valueOf(1), (Long) null), true);
+      call(cl, Command.create(ObjId.valueOf(2), 5L), true);
+      assertEquals(null, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
+      assertEquals("ok", call(cl, Command.access(new JepsenNode.Write(3), ObjId.valueOf(1)), false));
+      assertEquals(Boolean.TRUE, call(cl, Command.access(new JepsenNode.Cas(3, 4), ObjId.valueOf(1)), false));
+      assertEquals(Boolean.FALSE, call(cl, Command.access(new JepsenNode.Cas(3, 9), ObjId.valueOf(1)), false));
+      assertEquals(4L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
+      assertEquals("ok", call(cl, Command.access(new JepsenNode.WritePair(1, 7, 2, 8),
+          ObjId.valueOf(1), ObjId.valueOf(2)), false));
+      assertEquals(7L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
+      assertEquals(8L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(2)), false));
+    }
+  }
+
+  @Test
+  @Timeout(180)
+  void bankTransferAndReadAll() throws Exception {
+    try (EmbeddedCluster c = cluster(JepsenNode.BankServer::new);
+        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+      for (long k = 1; k <= 4; k++) {
+        call(cl, Command.create(ObjId.valueOf(k), 10L), true);
+      }
+      assertEquals("ok", call(cl, Command.access(new JepsenNode.Transfer(1, 3, 4), ObjId.valueOf(1), ObjId.valueOf(3)), false));
+      assertEquals("insufficient",
+          call(cl, Command.access(new JepsenNode.Transfer(2, 4, 40), ObjId.valueOf(2), ObjId.valueOf(4)), false));
+      Object all = call(cl, Command.access(new JepsenNode.ReadAll(),
+          ObjId.valueOf(1), ObjId.valueOf(2), ObjId.valueOf(3), ObjId.valueOf(4)), false);
+      assertArrayEquals(new long[] {6, 10, 14, 10}, (long[]) all);
+    }
+  }
+}
