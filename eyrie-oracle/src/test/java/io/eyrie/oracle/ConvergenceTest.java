@@ -38,7 +38,7 @@ class ConvergenceTest {
         assertTrue(clients.get(0).sendCreate(Command.create(ObjId.valueOf(i), 100L)).get(60, TimeUnit.SECONDS).isOk());
       }
       Random rnd = new Random(seed);
-      run(clients, rnd, groups, perGroup, 150);
+      run(clients, rnd, groups, perGroup, 300);
       List<ClientStats> before = clients.stream().map(Client::stats).toList();
       run(clients, rnd, groups, perGroup, 300);
       long commands = 0;
