@@ -52,9 +52,6 @@ final class ChannelSender {
     this.maxItems = maxItems;
   }
 
-  /** Channel positions and the items from {@code start}, read under the state's lock. */
-  private record Snapshot(long[] pos, long start, List<Object> items) {}
-
   RaftClientHolder client() {
     return client;
   }
@@ -102,20 +99,18 @@ final class ChannelSender {
         if (!active || inFlight >= window || System.nanoTime() < retryAfterNanos) {
           return;
         }
-        // Positions and items are read in one step: the apply thread trims the outbox between
-        // two reads, and items read after a trim must not be labelled with older numbers.
-        long floor = sent;
-        Snapshot view = sm.read(s -> {
-          long[] p = s.channelPositions(to);
-          long start = Math.max(floor, p[0]);
-          return new Snapshot(p, start, start < p[1] ? s.outboxRange(to, start, maxItems) : List.of());
-        });
-        long next = view.pos[1];
-        long nextIn = view.pos[2];
-        sent = view.start;
-        if (!view.items.isEmpty()) {
-          batch = new Wire.ChannelBatch(from, view.start, view.items.toArray(), nextIn);
-          sent = view.start + view.items.size();
+        long[] pos = sm.read(s -> s.channelPositions(to));
+        long first = pos[0];
+        long next = pos[1];
+        long nextIn = pos[2];
+        if (sent < first) {
+          sent = first;
+        }
+        if (sent < next) {
+          long start = sent;
+          List<Object> range = sm.read(s -> s.outboxRange(to, start, maxItems));
+          batch = new Wire.ChannelBatch(from, start, range.toArray(), nextIn);
+          sent = start + range.size();
         } else if (tick && inFlight == 0 && nextIn > lastAckSent) {
           batch = new Wire.ChannelBatch(from, next, new Object[0], nextIn);
         } else {

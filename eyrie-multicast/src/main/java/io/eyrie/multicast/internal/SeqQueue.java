@@ -54,18 +54,11 @@ final class SeqQueue {
     }
   }
 
-  /**
-   * Returns up to {@code max} items starting at sequence number {@code from}.
-   *
-   * @throws IllegalArgumentException if {@code from} was trimmed already (the items would be
-   *     mislabelled)
-   */
+  /** Returns up to {@code max} items starting at sequence number {@code from}. */
   List<Object> range(long from, int max) {
-    if (from < first) {
-      throw new IllegalArgumentException("sequence number " + from + " was trimmed (first kept is " + first + ")");
-    }
     List<Object> out = new ArrayList<>();
-    for (long s = from; s < next() && out.size() < max; s++) {
+    long start = Math.max(from, first);
+    for (long s = start; s < next() && out.size() < max; s++) {
       out.add(ring[(int) ((head + (s - first)) % ring.length)]);
     }
     return out;
