@@ -577,6 +577,11 @@ public final class GroupState {
     }
     // Each decision depends only on its own entry, so the hash order does not matter.
     clients.entrySet().removeIf(e -> {
+      // A record created before this group applied its first client start (from a proposal
+      // over a channel, which carries no time) has lastSeen 0: it was seen just now, not in 1970.
+      if (e.getValue().lastSeen == 0) {
+        e.getValue().lastSeen = logTime;
+      }
       if (logTime - e.getValue().lastSeen > clientExpiryMs && !active.contains(e.getKey())) {
         tombstones.put(e.getKey(), logTime);
         return true;
