@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Chirper's API over a DS-SMR client proxy. Post ids and timestamps are fixed here, by the
- * client: a random 24-bit prefix per client and a counter make ids unique.
+ * client: a random 31-bit prefix per client object and a 32-bit counter make ids unique in
+ * practice (two of a hundred concurrent clients share a prefix with probability about 2e-6);
+ * callers that need a guarantee (a test checking for duplicate posts) fix ids themselves with
+ * {@link #post(Post)}.
  */
 public final class ChirperClient implements AutoCloseable {
   private final Client client;
@@ -31,7 +34,7 @@ public final class ChirperClient implements AutoCloseable {
   /** Wraps an existing proxy (built with {@link ChirperServer#registry()}). */
   public ChirperClient(Client client) {
     this.client = client;
-    this.nextPost = new AtomicLong((new SecureRandom().nextLong() & 0xffffffL) << 32);
+    this.nextPost = new AtomicLong((new SecureRandom().nextLong() & 0x7fffffffL) << 32);
   }
 
   /** Returns the underlying proxy (for its counters). */

@@ -71,20 +71,18 @@ final class DemoCommand implements Subcommand {
       out.printf(Locale.ROOT, "cluster: up in %.1f s, groups %s%n", (System.nanoTime() - t0) / 1e9,
           cluster.cluster().groupIds());
       LoadSession.Report r;
-      try {
-        r = LoadSession.run(cluster.cluster(), o, out, ProgressLine.stdoutIsTerminal() && out == System.out);
-      } catch (Exception e) {
-        dumpState(cluster, dir, err);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("multicast ([0-9a-f]+):(\\d+)\\.(\\d+)")
-            .matcher(String.valueOf(e.getMessage()) + LoadRunner.unwrap(e));
-        if (m.find()) {
-          io.eyrie.multicast.MsgId id = io.eyrie.multicast.MsgId.valueOf(Long.parseUnsignedLong(m.group(1), 16),
-              Long.parseLong(m.group(2)), Integer.parseInt(m.group(3)));
-          for (io.eyrie.multicast.Node n : cluster.runningNodes().values()) {
-            err.print(n.describe(id));
+      try (StuckCallProbe probe = new StuckCallProbe(cluster)) {
+        try {
+          r = LoadSession.run(cluster.cluster(), o, out, ProgressLine.stdoutIsTerminal() && out == System.out, probe);
+          if (!r.result().timeoutExamples().isEmpty()) {
+            err.println("chirper demo: " + r.result().timeouts() + " commands timed out; the first:");
+            report(probe, StuckCallProbe.timedOut(r.result().timeoutExamples().get(0)), err);
           }
+        } catch (Exception e) {
+          dumpState(cluster, dir, err);
+          report(probe, StuckCallProbe.timedOut(e), err);
+          throw e;
         }
-        throw e;
       }
       LoadSession.report(r, dir, "chirper-demo", out);
       if (r.result().errors() > 0) {
@@ -94,6 +92,16 @@ final class DemoCommand implements Subcommand {
       }
       return 0;
     }
+  }
+
+  /** Prints what the replicas knew of a timed-out multicast when it got stuck, and know now. */
+  private static void report(StuckCallProbe probe, io.eyrie.multicast.MsgId id, PrintStream err) {
+    if (id == null) {
+      return;
+    }
+    String then = probe.snapshot(id);
+    err.print(then != null ? then : "(no snapshot from the first attempt timeout of " + id + ")\n");
+    err.print("now:\n" + probe.describe(id));
   }
 
   /** Writes every node's progress (what a stuck command waits for) next to the chart. */

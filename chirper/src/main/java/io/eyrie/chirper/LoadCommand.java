@@ -60,7 +60,7 @@ final class LoadCommand implements Subcommand {
     }
     ClusterConfig cluster = SingleCommand.cluster(a);
     LoadSession.Options o = LoadSession.options(a, cluster.partitions().size(), 1000, 10, Duration.ofSeconds(30));
-    LoadSession.Report r = LoadSession.run(cluster, o, out, ProgressLine.stdoutIsTerminal() && out == System.out);
+    LoadSession.Report r = LoadSession.run(cluster, o, out, ProgressLine.stdoutIsTerminal() && out == System.out, null);
     LoadSession.report(r, a.has("out") ? Path.of(a.string("out", null)) : null, "chirper-load", out);
     if (r.result().errors() > 0) {
       err.println("chirper load: " + r.result().errors() + " commands failed, e.g. " + r.result().errorExamples());

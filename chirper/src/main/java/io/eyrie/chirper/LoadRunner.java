@@ -81,10 +81,11 @@ final class LoadRunner {
    * @param samples one per second of the window
    * @param stats the client proxies' counters during the run
    * @param errorExamples the first few error messages
+   * @param timeoutExamples the first few timeouts (to find what they waited for)
    */
   record Result(Duration window, long completed, long completedInWindow, long timeouts, long errors,
       long unfinished, long[] perKind, Latencies latencies, List<Sample> samples, ClientStats stats,
-      List<String> errorExamples) {
+      List<String> errorExamples, List<Throwable> timeoutExamples) {
 
     double throughput() {
       return completedInWindow / (window.toNanos() / 1e9);
@@ -106,6 +107,7 @@ final class LoadRunner {
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLongArray perKind = new AtomicLongArray(Workload.Kind.values().length);
   private final List<String> errorExamples = Collections.synchronizedList(new ArrayList<>());
+  private final List<Throwable> timeoutExamples = Collections.synchronizedList(new ArrayList<>());
   private volatile long windowEnd;
 
   LoadRunner(List<ChirperClient> clients, OpGenerator generator, Config config) {
@@ -181,7 +183,7 @@ final class LoadRunner {
       }
       return new Result(config.duration(), completed.get(), completedInWindow.get(), timeouts.get(), errors.get(),
           unfinished, kinds, latencies, List.copyOf(samples), Stats.minus(Stats.sum(clients), before),
-          List.copyOf(errorExamples));
+          List.copyOf(errorExamples), List.copyOf(timeoutExamples));
     } finally {
       ticker.shutdownNow();
       threads.forEach(Thread::interrupt);
@@ -247,6 +249,9 @@ final class LoadRunner {
       perKind.incrementAndGet(op.kind().ordinal());
     } else if (cause instanceof TimeoutException) {
       timeouts.incrementAndGet();
+      if (timeoutExamples.size() < ERROR_EXAMPLES) {
+        timeoutExamples.add(cause);
+      }
     } else {
       errors.incrementAndGet();
       if (errorExamples.size() < ERROR_EXAMPLES) {

@@ -2,6 +2,7 @@ package io.eyrie.chirper;
 
 import io.eyrie.core.Client;
 import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.ResendListener;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -91,17 +92,19 @@ final class LoadSession {
    * @param o the options
    * @param out where progress goes
    * @param tty whether to rewrite the progress line in place
+   * @param resends told about every resend of the clients' multicasts, or null
    * @return the report
    * @throws Exception if the setup fails
    */
-  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty) throws Exception {
+  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, ResendListener resends)
+      throws Exception {
     SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(), o.communities(),
         o.follows(), 1.0, 0.9));
     List<ChirperClient> clients = new ArrayList<>();
     try {
       for (int i = 0; i < o.clients(); i++) {
         clients.add(new ChirperClient(Client.newBuilder().cluster(cluster).registry(ChirperServer.registry())
-            .mode(o.mode()).totalTimeoutMs(o.timeout().toMillis()).build()));
+            .mode(o.mode()).totalTimeoutMs(o.timeout().toMillis()).resendListener(resends).build()));
       }
       GraphSetup.Outcome setup = null;
       if (o.setup()) {

@@ -79,6 +79,7 @@ public final class Client implements AutoCloseable {
     if (b.totalTimeoutMs > 0) {
       mb.totalTimeoutMs(b.totalTimeoutMs);
     }
+    mb.resendListener(b.resendListener);
     this.mc = mb.build();
   }
 
@@ -393,6 +394,7 @@ public final class Client implements AutoCloseable {
     private Mode mode = Mode.DSSMR;
     private int retryThreshold = 3;
     private long totalTimeoutMs;
+    private io.eyrie.multicast.ResendListener resendListener;
 
     private Builder() {}
 
@@ -426,6 +428,12 @@ public final class Client implements AutoCloseable {
     /** Sets how long one multicast may take before its outcome is reported unknown. */
     public Builder totalTimeoutMs(long ms) {
       this.totalTimeoutMs = ms;
+      return this;
+    }
+
+    /** Sets a listener told each time one of this proxy's multicasts is sent again (default none). */
+    public Builder resendListener(io.eyrie.multicast.ResendListener l) {
+      this.resendListener = l;
       return this;
     }
 

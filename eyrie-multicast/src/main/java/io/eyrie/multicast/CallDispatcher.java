@@ -18,7 +18,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,6 +44,7 @@ final class CallDispatcher {
   private final long totalTimeoutMs;
   private final EventLoopGroup io;
   private final LongConsumer seqFinished;
+  private final ResendListener resendListener;
   private final Map<Integer, ClientConnection> conns;
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
   private final AtomicLong requestIds = new AtomicLong();
@@ -59,13 +59,14 @@ final class CallDispatcher {
    * @param seqFinished told a multicast's seq as it finishes, before its future completes
    */
   CallDispatcher(ClusterConfig cluster, Codec codec, long attemptTimeoutMs, long totalTimeoutMs, EventLoopGroup io,
-      LongConsumer seqFinished) {
+      LongConsumer seqFinished, ResendListener resendListener) {
     this.cluster = cluster;
     this.codec = codec;
     this.attemptTimeoutMs = attemptTimeoutMs;
     this.totalTimeoutMs = totalTimeoutMs;
     this.io = io;
     this.seqFinished = seqFinished;
+    this.resendListener = resendListener;
     Bootstrap base = new Bootstrap().group(io).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(attemptTimeoutMs, 10_000));
@@ -93,8 +94,8 @@ final class CallDispatcher {
       if (c.result.isDone()) {
         return c.result;
       }
-      c.totalTimer = schedule(() -> finish(c, null, new TimeoutException("no answer for " + c + " within "
-          + totalTimeoutMs + " ms; the outcome is unknown")), totalTimeoutMs);
+      c.totalTimer = schedule(() -> finish(c, null, new CallTimeoutException(c.msgId(), "no answer for " + c
+          + " within " + totalTimeoutMs + " ms; the outcome is unknown")), totalTimeoutMs);
     }
     attempt(c, 0);
     return c.result;
@@ -169,32 +170,54 @@ final class CallDispatcher {
 
   private void onAttemptTimeout(ClientCall c, long rid) {
     int node;
+    int attempts;
     synchronized (c) {
       if (c.result.isDone() || c.current != rid) {
         return;
       }
       c.current = 0;
       node = c.currentNode;
+      attempts = c.attempts;
     }
     // The old request stays registered: its reply, should it still come, is as good as any.
     LOG.debug("{}: no reply from node {} within {} ms, resending", c, node, attemptTimeoutMs);
+    notifyResend(c, node, attempts, ResendListener.Reason.ATTEMPT_TIMEOUT);
     attempt(c, node);
   }
 
   /** Gives up on attempt {@code rid} and sends again after a short random backoff. */
   void retryLater(ClientCall c, long rid, String why) {
+    retryLater(c, rid, why, ResendListener.Reason.CONNECTION);
+  }
+
+  private void retryLater(ClientCall c, long rid, String why, ResendListener.Reason reason) {
+    int node;
+    int attempts;
     synchronized (c) {
       if (c.result.isDone() || c.current != rid) {
         return;
       }
       c.current = 0;
       cancel(c.attemptTimer);
-      int node = c.currentNode;
+      node = c.currentNode;
+      attempts = c.attempts;
       conns.get(node).inflight.remove(rid, c);
       long delay = 50 + ThreadLocalRandom.current().nextLong(151);
       c.backoffTimer = schedule(() -> attempt(c, node), delay);
     }
     LOG.debug("{}: {}; resending", c, why);
+    notifyResend(c, node, attempts, reason);
+  }
+
+  private void notifyResend(ClientCall c, int node, int attempts, ResendListener.Reason reason) {
+    if (resendListener == null) {
+      return;
+    }
+    try {
+      resendListener.attemptFailed(c.msgId(), node, attempts, reason);
+    } catch (RuntimeException e) {
+      LOG.warn("the resend listener failed", e);
+    }
   }
 
   /** Handles a reply read from a node's connection (I/O thread). */
@@ -224,7 +247,8 @@ final class CallDispatcher {
       }
       case GroupState.UNAVAILABLE -> {
         conn.inflight.remove(r.requestId(), c);
-        retryLater(c, r.requestId(), "node " + conn.nodeId() + " unavailable: " + r.error());
+        retryLater(c, r.requestId(), "node " + conn.nodeId() + " unavailable: " + r.error(),
+            ResendListener.Reason.UNAVAILABLE);
       }
       default -> finish(c, null, new MulticastException(r.status(), r.error()));
     }

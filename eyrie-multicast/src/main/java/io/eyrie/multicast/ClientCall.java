@@ -48,6 +48,11 @@ final class ClientCall {
     return start != null ? new Wire.ClientRequest(requestId, start) : new Wire.QueryRequest(requestId, group, query);
   }
 
+  /** Returns the multicast's id, or null for a query. */
+  MsgId msgId() {
+    return start != null ? start.id() : null;
+  }
+
   @Override
   public String toString() {
     return start != null ? "multicast " + start.id() : "query to " + group;

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link MsgId} through every resend (after an attempt timeout, a lost connection or an
  * UNAVAILABLE answer), which lets the cluster execute it exactly once. A call completes with the
  * reply group's decoded reply, with a {@link MulticastException} if the cluster refused or failed
- * it, or with a {@link TimeoutException} after the total timeout (the outcome is then unknown).
+ * it, or with a {@link CallTimeoutException} (a {@link TimeoutException} carrying the
+ * {@link MsgId}) after the total timeout (the outcome is then unknown).
  *
  * <p>Thread-safe. Returned futures complete on the client's I/O threads: do not block in
  * dependent stages (use the {@code ...Async} variants for slow work).
@@ -52,7 +53,8 @@ public final class MulticastClient implements AutoCloseable {
     this.codec = new Codec(b.registry == null ? CodecRegistry.create() : b.registry);
     this.clientId = b.clientId != 0 ? b.clientId : randomClientId();
     this.io = new NioEventLoopGroup(2, new DefaultThreadFactory("eyrie-client-" + Long.toHexString(clientId), true));
-    this.dispatcher = new CallDispatcher(cluster, codec, b.attemptTimeoutMs, b.totalTimeoutMs, io, unfinished::remove);
+    this.dispatcher = new CallDispatcher(cluster, codec, b.attemptTimeoutMs, b.totalTimeoutMs, io, unfinished::remove,
+        b.resendListener);
   }
 
   private static long randomClientId() {
@@ -201,8 +203,20 @@ public final class MulticastClient implements AutoCloseable {
     private long attemptTimeoutMs = 3000;
     private long totalTimeoutMs = 30_000;
     private long clientId;
+    private ResendListener resendListener;
 
     private Builder() {}
+
+    /**
+     * Sets a listener told each time a call is sent again (default: none).
+     *
+     * @param listener the listener, or null
+     * @return this builder
+     */
+    public Builder resendListener(ResendListener listener) {
+      this.resendListener = listener;
+      return this;
+    }
 
     /**
      * Sets the cluster to talk to (required).

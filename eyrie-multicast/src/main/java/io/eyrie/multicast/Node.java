@@ -243,8 +243,14 @@ public final class Node implements AutoCloseable {
     for (GroupId g : groups()) {
       GroupStateMachine sm = machines.get(g);
       if (sm != null) {
-        b.append("node ").append(nodeId).append(' ').append(sm.<String>read(s -> s.describe(id))).append('\n');
+        ReplyRouter r = routers.get(g);
+        b.append("node ").append(nodeId).append(' ').append(sm.<String>read(s -> s.describe(id)))
+            .append(r != null && r.isWaiting(id) ? " (a request waits here)" : "").append('\n');
       }
+    }
+    String sub = channels.describe(id);
+    if (!sub.isEmpty()) {
+      b.append("node ").append(nodeId).append(sub).append('\n');
     }
     return b.toString();
   }

@@ -235,6 +235,18 @@ public final class NodeChannels implements AutoCloseable {
     return b.toString();
   }
 
+  /** Says which submitters hold a message, queued or in flight (for diagnosis); empty if none. */
+  public String describe(io.eyrie.multicast.MsgId id) {
+    StringBuilder b = new StringBuilder();
+    for (Submitter s : submitters.values()) {
+      String d = s.describe(id);
+      if (d != null) {
+        b.append(' ').append(d);
+      }
+    }
+    return b.toString();
+  }
+
   /** Returns traffic counters. */
   public NodeTraffic traffic() {
     long entries = 0;

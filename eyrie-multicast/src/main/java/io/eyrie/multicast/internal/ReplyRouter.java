@@ -48,6 +48,11 @@ public final class ReplyRouter {
     waiting.clear();
   }
 
+  /** True if a request waits here for the message's reply (for diagnosis). */
+  public boolean isWaiting(MsgId id) {
+    return waiting.containsKey(id);
+  }
+
   /** Returns the number of waiting messages. */
   public int size() {
     return waiting.size();

@@ -29,6 +29,9 @@ final class Submitter implements AutoCloseable {
   private final BiConsumer<List<Wire.Start>, Throwable> onFailure;
   private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
   private int inFlight;
+  /** The batches sent and not yet answered (for diagnosis). */
+  private final java.util.Set<List<Wire.Start>> sending = java.util.Collections.newSetFromMap(
+      new java.util.IdentityHashMap<>());
   private boolean closed;
   final AtomicLong entries = new AtomicLong();
   final AtomicLong starts = new AtomicLong();
@@ -50,6 +53,23 @@ final class Submitter implements AutoCloseable {
   /** Describes the submitter's state for diagnosis. */
   synchronized String describe() {
     return "submitter " + group + ": queued=" + queue.size() + " inFlight=" + inFlight + " entries=" + entries.get();
+  }
+
+  /** Says whether a message waits here or is being sent (for diagnosis), or null if neither. */
+  synchronized String describe(io.eyrie.multicast.MsgId id) {
+    for (Wire.Start s : queue) {
+      if (s.id().equals(id)) {
+        return "submitter " + group + ": queued";
+      }
+    }
+    for (List<Wire.Start> b : sending) {
+      for (Wire.Start s : b) {
+        if (s.id().equals(id)) {
+          return "submitter " + group + ": in flight";
+        }
+      }
+    }
+    return null;
   }
 
   void submit(Wire.Start s) {
@@ -75,6 +95,7 @@ final class Submitter implements AutoCloseable {
           batch.add(queue.poll());
         }
         inFlight++;
+        sending.add(batch);
       }
       send(batch);
     }
@@ -108,6 +129,7 @@ final class Submitter implements AutoCloseable {
   private void done(List<Wire.Start> batch, Throwable failure) {
     synchronized (this) {
       inFlight--;
+      sending.remove(batch);
     }
     if (failure != null) {
       LOG.debug("submitting {} starts to {} failed: {}", batch.size(), group, failure.toString());
