@@ -100,7 +100,7 @@ final class DemoCommand implements Subcommand {
       return;
     }
     String then = probe.snapshot(id);
-    err.print(then != null ? then : "(no snapshot from the first attempt timeout of " + id + ")\n");
+    err.print(then != null ? then : "(" + id + " was never resent)\n");
     err.print("now:\n" + probe.describe(id));
   }
 

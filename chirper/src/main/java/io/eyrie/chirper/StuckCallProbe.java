@@ -25,7 +25,7 @@ final class StuckCallProbe implements ResendListener, AutoCloseable {
 
   private final EmbeddedCluster cluster;
   private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-      new LinkedBlockingQueue<>(64), r -> {
+      new LinkedBlockingQueue<>(4096), r -> {
         Thread t = new Thread(r, "chirper-stuck-call-probe");
         t.setDaemon(true);
         return t;
@@ -36,6 +36,13 @@ final class StuckCallProbe implements ResendListener, AutoCloseable {
       return size() > KEPT;
     }
   };
+  /** Every resend, by message: when, to which node, why. Guarded by itself. */
+  private final Map<MsgId, StringBuilder> events = new LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<MsgId, StringBuilder> e) {
+      return size() > 100_000;
+    }
+  };
 
   StuckCallProbe(EmbeddedCluster cluster) {
     this.cluster = cluster;
@@ -43,13 +50,20 @@ final class StuckCallProbe implements ResendListener, AutoCloseable {
 
   @Override
   public void attemptFailed(MsgId msgId, int node, int attempts, Reason reason) {
-    if (msgId == null || reason != Reason.ATTEMPT_TIMEOUT || attempts != 1) {
+    if (msgId == null) {
+      return;
+    }
+    synchronized (events) {
+      events.computeIfAbsent(msgId, k -> new StringBuilder()).append("  ").append(Instant.now()).append(" attempt ")
+          .append(attempts).append(" to node ").append(node).append(": ").append(reason).append('\n');
+    }
+    if (attempts != 1) {
       return;
     }
     try {
       worker.execute(() -> {
         StringBuilder b = new StringBuilder("at ").append(Instant.now()).append(", after the first attempt (to node ")
-            .append(node).append(") timed out:\n").append(describe(msgId));
+            .append(node).append(") failed (").append(reason).append("):\n").append(describe(msgId));
         synchronized (snapshots) {
           snapshots.put(msgId, b.toString());
         }
@@ -68,11 +82,21 @@ final class StuckCallProbe implements ResendListener, AutoCloseable {
     return b.toString();
   }
 
-  /** Returns the snapshot taken when the message's first attempt timed out, or null. */
+  /** Returns the snapshot taken when the message's first attempt failed, and its resends; or null. */
   String snapshot(MsgId id) {
-    synchronized (snapshots) {
-      return snapshots.get(id);
+    String ev;
+    synchronized (events) {
+      StringBuilder b = events.get(id);
+      ev = b == null ? "" : "resends:\n" + b;
     }
+    String snap;
+    synchronized (snapshots) {
+      snap = snapshots.get(id);
+    }
+    if (snap == null && ev.isEmpty()) {
+      return null;
+    }
+    return (snap == null ? "(no snapshot taken)\n" : snap) + ev;
   }
 
   /** Returns the id of the multicast a failure timed out on, or null if it is not a call timeout. */

@@ -111,6 +111,37 @@ class GroupStateClientExpiryTest {
    * which had pruned the message from its delivered set, executes it a second time too and
    * records a second, different final reply.
    */
+  /**
+   * Found by SnapshotCatchUpTest (EXPIRED for a live client). A group whose first entries are
+   * channel batches has log time 0 (channel batches carry no time), so a record a proposal
+   * creates there has lastSeen 0. The group's first start batch then moves its log time to the
+   * present, and the sweep used to see the client idle since 1970 and tombstone it, refusing its
+   * next Start with EXPIRED.
+   */
+  @Test
+  void recordCreatedBeforeTheFirstStartBatchIsNotExpiredByIt() {
+    SimDeliverer app0 = new SimDeliverer(null);
+    SimDeliverer app1 = new SimDeliverer(null);
+    GroupState g0 = t.group(G0, app0, EXPIRY);
+    GroupState g1 = t.group(G1, app1, EXPIRY);
+    // g1 learns m0 only through g0's proposal, before it applied any start batch.
+    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
+    t.submit(g0, m0);
+    exchange(g0, g1);
+    assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    assertEquals(List.of(m0.id()), app1.delivered());
+    // g1's first start batch (another client's), a minute later.
+    t.time += 60_000L;
+    t.submit(g1, t.start(OTHER, 0, 0, SimDeliverer.PLAIN, G1, G1));
+    assertFalse(g1.tombstones.containsKey(CLIENT), "the live client was expired by g1's first start batch");
+    // The client's next message to g1 alone is executed, not refused.
+    Start m1 = t.start(CLIENT, 1, 1, SimDeliverer.PLAIN, G1, G1);
+    t.submit(g1, m1);
+    assertEquals(GroupState.OK, t.repliesFor(m1.id()).get(0).reply().status(),
+        t.repliesFor(m1.id()).get(0).reply().error());
+    assertEquals(1, executions(app1, m1.id()));
+  }
+
   @Test
   void watermarkLearnedThroughProposalsSurvivesTheSweep() {
     SimDeliverer app0 = new SimDeliverer(null);
