@@ -71,7 +71,7 @@ final class DemoCommand implements Subcommand {
       out.printf(Locale.ROOT, "cluster: up in %.1f s, groups %s%n", (System.nanoTime() - t0) / 1e9,
           cluster.cluster().groupIds());
       LoadSession.Report r;
-      try (StuckCallProbe probe = new StuckCallProbe(cluster)) {
+      try (StuckCallProbe probe = new StuckCallProbe(cluster, dir)) {
         try {
           r = LoadSession.run(cluster.cluster(), o, out, ProgressLine.stdoutIsTerminal() && out == System.out, probe);
           if (!r.result().timeoutExamples().isEmpty()) {

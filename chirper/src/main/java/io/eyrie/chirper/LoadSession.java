@@ -20,6 +20,12 @@ import java.util.Set;
  */
 final class LoadSession {
 
+  /**
+   * Setup commands outstanding at once. Moves make setup commands slow (tens per second on two
+   * cores), so a deeper pipeline only adds queueing delay, up to the client's timeout.
+   */
+  private static final int SETUP_IN_FLIGHT = 64;
+
   /** The options both subcommands accept. */
   static final Set<String> OPTIONS = Set.of("workload", "mode", "users", "follows", "communities", "clients",
       "window", "duration", "seed", "timeout", "out");
@@ -110,7 +116,7 @@ final class LoadSession {
       if (o.setup()) {
         out.printf(Locale.ROOT, "setup: %d users in %d communities, %d follows ...%n", o.users(), o.communities(),
             graph.follows().size());
-        setup = new GraphSetup(clients, 512, Duration.ofMinutes(10)).run(graph);
+        setup = new GraphSetup(clients, SETUP_IN_FLIGHT, Duration.ofMinutes(10)).run(graph);
         out.printf(Locale.ROOT, "setup: done in %.1f s (%d users created, %d existed; %d follows; %d moves)%n",
             setup.took().toMillis() / 1000.0, setup.created(), setup.existed(), setup.follows(),
             setup.stats().moves());

@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  * instead of only the state 30 s later. Keeps the most recent {@value #KEPT} snapshots.
  */
 final class StuckCallProbe implements ResendListener, AutoCloseable {
-  private static final int KEPT = 256;
+  private static final int KEPT = 20_000;
+  /** After this many failed attempts of one call, every thread's stack is dumped once. */
+  private static final int STACKS_AFTER = 5;
 
   private final EmbeddedCluster cluster;
   private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
@@ -44,8 +46,43 @@ final class StuckCallProbe implements ResendListener, AutoCloseable {
     }
   };
 
-  StuckCallProbe(EmbeddedCluster cluster) {
+  private final java.nio.file.Path dir;
+  private final java.util.concurrent.atomic.AtomicBoolean stacksDumped = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Creates the probe.
+   *
+   * @param cluster the cluster whose replicas are asked
+   * @param dir where the one thread dump goes (when a call failed {@value #STACKS_AFTER} times)
+   */
+  StuckCallProbe(EmbeddedCluster cluster, java.nio.file.Path dir) {
     this.cluster = cluster;
+    this.dir = dir;
+  }
+
+  private void dumpStacks(MsgId id) {
+    StringBuilder b = new StringBuilder("thread stacks at ").append(Instant.now()).append(", when ").append(id)
+        .append(" had failed ").append(STACKS_AFTER).append(" attempts\n").append(describe(id)).append('\n');
+    for (java.lang.management.ThreadInfo t : java.lang.management.ManagementFactory.getThreadMXBean()
+        .dumpAllThreads(true, true)) {
+      b.append('"').append(t.getThreadName()).append("\" ").append(t.getThreadState());
+      if (t.getLockName() != null) {
+        b.append(" on ").append(t.getLockName());
+      }
+      if (t.getLockOwnerName() != null) {
+        b.append(" owned by \"").append(t.getLockOwnerName()).append('"');
+      }
+      b.append('\n');
+      for (StackTraceElement e : t.getStackTrace()) {
+        b.append("    at ").append(e).append('\n');
+      }
+    }
+    try {
+      java.nio.file.Files.createDirectories(dir);
+      java.nio.file.Files.writeString(dir.resolve("stuck-call-stacks.txt"), b);
+    } catch (java.io.IOException e) {
+      // diagnostics only
+    }
   }
 
   @Override
@@ -57,15 +94,20 @@ final class StuckCallProbe implements ResendListener, AutoCloseable {
       events.computeIfAbsent(msgId, k -> new StringBuilder()).append("  ").append(Instant.now()).append(" attempt ")
           .append(attempts).append(" to node ").append(node).append(": ").append(reason).append('\n');
     }
-    if (attempts != 1) {
+    if (attempts == STACKS_AFTER && stacksDumped.compareAndSet(false, true)) {
+      Thread t = new Thread(() -> dumpStacks(msgId), "chirper-stack-dump");
+      t.setDaemon(true);
+      t.start();
+    }
+    if (attempts != 1 && attempts != STACKS_AFTER) {
       return;
     }
     try {
       worker.execute(() -> {
-        StringBuilder b = new StringBuilder("at ").append(Instant.now()).append(", after the first attempt (to node ")
+        StringBuilder b = new StringBuilder("at ").append(Instant.now()).append(", after attempt ").append(attempts).append(" (to node ")
             .append(node).append(") failed (").append(reason).append("):\n").append(describe(msgId));
         synchronized (snapshots) {
-          snapshots.put(msgId, b.toString());
+          snapshots.merge(msgId, b.toString(), String::concat);
         }
       });
     } catch (RejectedExecutionException e) {

@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 final class CallDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(CallDispatcher.class);
   private static final int MAX_REPLY_FRAME_BYTES = 64 << 20;
+  /** The longest attempt timeout, as a multiple of the first (a power of two). */
+  static final int MAX_BACKOFF = 4;
 
   private final ClusterConfig cluster;
   private final Codec codec;
@@ -121,7 +123,7 @@ final class CallDispatcher {
       c.sent.add(new ClientCall.Sent(conn, rid));
       conn.inflight.put(rid, c);
       cancel(c.attemptTimer);
-      c.attemptTimer = schedule(() -> onAttemptTimeout(c, rid), attemptTimeoutMs);
+      c.attemptTimer = schedule(() -> onAttemptTimeout(c, rid), attemptTimeout(c.attempts));
       frame = c.frame(rid);
     }
     conn.channel().whenComplete((ch, err) -> {
@@ -140,6 +142,16 @@ final class CallDispatcher {
         }
       });
     });
+  }
+
+  /**
+   * How long attempt {@code n} (1-based) waits: the attempt timeout, doubled for each attempt
+   * that timed out before, up to {@value #MAX_BACKOFF} times. Under overload answers take longer
+   * than one attempt timeout; resending at a fixed pace would only add duplicate submissions.
+   */
+  long attemptTimeout(int n) {
+    int doublings = Math.min(Math.max(n - 1, 0), Integer.numberOfTrailingZeros(MAX_BACKOFF));
+    return attemptTimeoutMs << doublings;
   }
 
   private int pick(GroupId group, int avoid) {
@@ -180,7 +192,7 @@ final class CallDispatcher {
       attempts = c.attempts;
     }
     // The old request stays registered: its reply, should it still come, is as good as any.
-    LOG.debug("{}: no reply from node {} within {} ms, resending", c, node, attemptTimeoutMs);
+    LOG.debug("{}: no reply from node {} within {} ms, resending", c, node, attemptTimeout(attempts));
     notifyResend(c, node, attempts, ResendListener.Reason.ATTEMPT_TIMEOUT);
     attempt(c, node);
   }

@@ -242,7 +242,9 @@ public final class MulticastClient implements AutoCloseable {
 
     /**
      * Sets how long to wait for one node's answer before sending the same request to another
-     * node (default 3000 ms).
+     * node (default 3000 ms). Each further attempt of the same call waits twice as long as the
+     * one before, up to four times this value, so that an overloaded cluster is not flooded with
+     * resends.
      *
      * @param ms the attempt timeout, positive
      * @return this builder

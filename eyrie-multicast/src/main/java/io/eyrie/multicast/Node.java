@@ -314,8 +314,14 @@ public final class Node implements AutoCloseable {
       if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
         return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "reply group is not a destination", 0));
       }
-      CompletableFuture<GroupState.Reply> reply = router.await(s.id());
-      channels.submit(s);
+      // A request for the same message already waiting here means this node submitted it and
+      // the reply group has not refused it (a failed submission fails the waiting request): a
+      // resend only waits for the same reply instead of adding duplicate entries to the logs.
+      ReplyRouter.Wait wait = router.join(s.id());
+      CompletableFuture<GroupState.Reply> reply = wait.reply();
+      if (wait.first()) {
+        channels.submit(s);
+      }
       return reply.handle((r, err) -> {
         int hint = channels.leaderHint(s.replyGroup());
         if (err != null) {

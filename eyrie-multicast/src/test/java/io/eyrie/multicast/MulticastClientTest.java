@@ -269,6 +269,40 @@ class MulticastClientTest {
   }
 
   @Test
+  void attemptTimeoutsDoubleUpToFourTimesAndTheTimeoutCarriesTheMsgId() throws Exception {
+    FakeNode n1 = new FakeNode();
+    FakeNode n2 = new FakeNode();
+    n1.onMulticast = r -> never();
+    n2.onMulticast = r -> never();
+    record Resend(long nanos, MsgId id, int attempts, ResendListener.Reason reason) {}
+    List<Resend> resends = new CopyOnWriteArrayList<>();
+    MulticastClient c = MulticastClient.newBuilder().cluster(start(n1, n2)).registry(REGISTRY)
+        .attemptTimeoutMs(100).totalTimeoutMs(3000)
+        .resendListener((id, node, attempts, reason) -> resends.add(new Resend(System.nanoTime(), id, attempts, reason)))
+        .build();
+    toClose.add(c);
+    long t0 = System.nanoTime();
+    Throwable t = failure(c.multicast(Set.of(P0), "slow"));
+    MsgId id = MsgId.valueOf(c.clientId(), 0, 0);
+    CallTimeoutException te = assertInstanceOf(CallTimeoutException.class, t);
+    assertEquals(id, te.msgId());
+    // 100, 200, 400, 400, ... ms: resends at 0.1, 0.3, 0.7, 1.1, ... 2.7 s, eight in 3 s (thirty without backoff).
+    assertTrue(resends.size() >= 5 && resends.size() <= 8, "resends: " + resends.size());
+    long prev = t0;
+    for (int i = 0; i < resends.size(); i++) {
+      Resend r = resends.get(i);
+      assertEquals(id, r.id());
+      assertEquals(i + 1, r.attempts());
+      assertEquals(ResendListener.Reason.ATTEMPT_TIMEOUT, r.reason());
+      long expectedMs = 100L << Math.min(i, 2);
+      long gapMs = TimeUnit.NANOSECONDS.toMillis(r.nanos() - prev);
+      assertTrue(gapMs >= expectedMs - 5, "attempt " + (i + 1) + " waited " + gapMs + " ms, expected " + expectedMs);
+      prev = r.nanos();
+    }
+    assertEquals(resends.size(), c.resends());
+  }
+
+  @Test
   void refusalsSurfaceAsMulticastException() throws Exception {
     FakeNode n = new FakeNode();
     MulticastClient c = client(start(n), 5000, 20_000);

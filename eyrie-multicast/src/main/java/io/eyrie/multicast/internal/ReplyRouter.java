@@ -15,14 +15,24 @@ public final class ReplyRouter {
 
   private final ConcurrentHashMap<MsgId, CompletableFuture<GroupState.Reply>> waiting = new ConcurrentHashMap<>();
 
-  /** Returns a future completed with the reply for a message (shared by duplicate requests). */
-  public CompletableFuture<GroupState.Reply> await(MsgId id) {
+  /**
+   * A request's wait for a reply.
+   *
+   * @param reply completed with the reply (shared by duplicate requests)
+   * @param first true if no request for the message was waiting on this node before
+   */
+  public record Wait(CompletableFuture<GroupState.Reply> reply, boolean first) {}
+
+  /** Waits for the reply for a message, and tells whether a request for it was waiting already. */
+  public Wait join(MsgId id) {
+    boolean[] created = new boolean[1];
     CompletableFuture<GroupState.Reply> f = waiting.computeIfAbsent(id, k -> {
       CompletableFuture<GroupState.Reply> nf = new CompletableFuture<>();
       nf.orTimeout(WAIT_LIMIT_MS, TimeUnit.MILLISECONDS).whenComplete((r, e) -> waiting.remove(k, nf));
+      created[0] = true;
       return nf;
     });
-    return f;
+    return new Wait(f, created[0]);
   }
 
   /** Completes the requests waiting for a message, if any. */

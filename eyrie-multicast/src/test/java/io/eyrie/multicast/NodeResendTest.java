@@ -1,0 +1,107 @@
+package io.eyrie.multicast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.eyrie.multicast.internal.GroupState;
+import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.testing.RawConnection;
+import io.eyrie.multicast.testing.Waits;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A client's resend of a message to a node where an earlier request for the same message still
+ * waits joins that wait: the node does not submit the message to the groups' logs again, and
+ * both requests get the one reply.
+ */
+@Timeout(120)
+class NodeResendTest {
+  private static final GroupId P0 = GroupId.valueOf("p0");
+  private static final GroupId P1 = GroupId.valueOf("p1");
+  private static final long HOLD = -1;
+
+  /** Replies with the payload; at p0, message HOLD is held until the gate opens. */
+  static final class GateDeliverer implements Deliverer {
+    private final GroupId group;
+    private final CountDownLatch gate;
+    private final AtomicInteger entered;
+
+    GateDeliverer(GroupId group, CountDownLatch gate, AtomicInteger entered) {
+      this.group = group;
+      this.gate = gate;
+      this.entered = entered;
+    }
+
+    @Override
+    public Execution deliver(ExecutionContext ctx) {
+      if (group.equals(P0) && Long.valueOf(HOLD).equals(ctx.payload())) {
+        entered.incrementAndGet();
+        try {
+          gate.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return Execution.reply(ctx.payload());
+    }
+
+    @Override
+    public byte[] snapshot() {
+      return new byte[0];
+    }
+
+    @Override
+    public void restore(byte[] state) {}
+  }
+
+  @Test
+  void resendToTheSameNodeJoinsTheWaitingRequest() throws Exception {
+    CountDownLatch gate = new CountDownLatch(1);
+    AtomicInteger entered = new AtomicInteger();
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2)
+        .deliverers((g, cl, codec) -> new GateDeliverer(g, gate, entered)).start()) {
+      c.awaitLeaders(Duration.ofSeconds(60));
+      Node n1 = c.node(1);
+      ClusterConfig.NodeInfo info = c.cluster().node(1);
+      Codec codec = new Codec(CodecRegistry.create());
+      long client = 0x5E5E;
+      Wire.Start hold = new Wire.Start(MsgId.valueOf(client, 0, 0), new GroupId[] {P0, P1}, P0, codec.encode(HOLD), 0);
+      Wire.Start ping = new Wire.Start(MsgId.valueOf(client, 1, 0), new GroupId[] {P1}, P1, codec.encode(7L), 0);
+      long startsBefore = n1.traffic().starts();
+      try (RawConnection raw = new RawConnection(info.host(), info.clientPort(), codec)) {
+        raw.send(new Wire.ClientRequest(1, hold));
+        Waits.until(Duration.ofSeconds(60), () -> entered.get() > 0, () -> "p0 delivers the held message");
+        raw.send(new Wire.ClientRequest(2, hold));
+        // Requests on one connection are handled in order: once the ping is answered, so was the resend.
+        raw.send(new Wire.ClientRequest(3, ping));
+        Wire.ClientReply pong = assertInstanceOf(Wire.ClientReply.class, raw.receive());
+        assertEquals(3, pong.requestId());
+        assertEquals(GroupState.OK, pong.status());
+        assertEquals(3, n1.traffic().starts() - startsBefore,
+            "starts submitted by node 1: hold to p0 and p1 once, ping to p1; the resend joined the first request");
+        gate.countDown();
+        Map<Long, Wire.ClientReply> replies = new HashMap<>();
+        for (int i = 0; i < 2; i++) {
+          Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, raw.receive());
+          replies.put(r.requestId(), r);
+        }
+        assertEquals(java.util.Set.of(1L, 2L), replies.keySet());
+        for (Wire.ClientReply r : replies.values()) {
+          assertEquals(GroupState.OK, r.status(), r.error());
+          assertEquals(HOLD, codec.decode(r.body()));
+        }
+        assertArrayEquals(replies.get(1L).body(), replies.get(2L).body());
+      } finally {
+        gate.countDown();
+      }
+    }
+  }
+}
