@@ -92,4 +92,46 @@ class ChirperSemanticsTest {
     assertEquals(User.OWN_POSTS_MAX + 2, dssmr.get(5L).size());
     assertEquals(Long.valueOf(User.TIMELINE_MAX + 12), dssmr.get(5L).get(0), "the last post is first");
   }
+
+  @Test
+  void postsNameTheFollowersTheClientLearnedAndStayCorrectWhenTheyChange() throws Exception {
+    try (EmbeddedCluster c = cluster();
+         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
+         ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+      for (long u = 0; u < 4; u++) {
+        assertTrue(get(a.createUser(u, (int) u)).isOk()); // communities 0..3: different partitions
+      }
+      get(a.follow(1, 0));
+      get(a.follow(2, 0));
+      assertEquals(null, a.knownFollowers(0), "nothing learned before the first post");
+      long id = 1;
+      long retriesBefore = a.proxy().stats().retries();
+      assertEquals(2, get(a.post(new Post(id++, 0, 1, "first"))).value());
+      assertTrue(a.proxy().stats().retries() > retriesBefore, "the first post learns the followers by a retry");
+      assertEquals(java.util.Set.of(1L, 2L), a.knownFollowers(0));
+      // The followers are now with their author: the next post goes straight there.
+      long direct = a.proxy().stats().direct();
+      long retries = a.proxy().stats().retries();
+      assertEquals(2, get(a.post(new Post(id++, 0, 2, "second"))).value());
+      assertEquals(retries, a.proxy().stats().retries(), "no retry with the followers named");
+      assertEquals(direct + 1, a.proxy().stats().direct(), "executed at once in one partition");
+      // Another client changes the followers: one leaves, one joins.
+      assertTrue((Boolean) get(b.unfollow(2, 0)).value());
+      assertTrue((Boolean) get(b.follow(3, 0)).value());
+      assertEquals(2, get(a.post(new Post(id++, 0, 3, "third"))).value(), "reaches 1 and the new follower 3");
+      assertEquals(List.of(3L, 2L, 1L), ids(get(a.timeline(1))));
+      assertEquals(List.of(), ids(get(a.timeline(2))), "unfollowed: 0's posts removed");
+      assertEquals(List.of(3L, 2L, 1L), ids(get(a.timeline(3))), "a new follower gets the recent posts, then the new one");
+      // The stale entry (2) was dropped when the reply showed fewer followers than named.
+      assertEquals(null, a.knownFollowers(0));
+      assertEquals(2, get(a.post(new Post(id++, 0, 4, "fourth"))).value());
+      assertEquals(java.util.Set.of(1L, 3L), a.knownFollowers(0));
+    }
+  }
+
+  private static List<Long> ids(List<Post> timeline) {
+    List<Long> out = new ArrayList<>();
+    timeline.forEach(p -> out.add(p.id()));
+    return out;
+  }
 }
