@@ -19,10 +19,10 @@ final class OpGenerator {
   private final SocialGraph graph;
   private final Map<Long, Set<Long>> followees = new ConcurrentHashMap<>();
   /**
-   * Post ids: a random 24-bit prefix per generator and a counter, so that several load
-   * generators against one cluster do not collide.
+   * Post ids: a random 31-bit prefix per generator and a 32-bit counter, so that several load
+   * generators against one cluster do not collide (as in {@link ChirperClient}).
    */
-  private final long idBase = (new SecureRandom().nextLong() & 0xffffffL) << 32;
+  private final long idBase = (new SecureRandom().nextLong() & 0x7fffffffL) << 32;
   private final AtomicLong nextPost = new AtomicLong();
 
   OpGenerator(Workload workload, SocialGraph graph) {
