@@ -22,12 +22,21 @@ final class OpGenerator {
    * Post ids: a random 31-bit prefix per generator and a 32-bit counter, so that several load
    * generators against one cluster do not collide (as in {@link ChirperClient}).
    */
-  private final long idBase = (new SecureRandom().nextLong() & 0x7fffffffL) << 32;
+  private final long idBase;
   private final AtomicLong nextPost = new AtomicLong();
 
   OpGenerator(Workload workload, SocialGraph graph) {
+    this(workload, graph, (new SecureRandom().nextLong() & 0x7fffffffL) << 32);
+  }
+
+  /**
+   * A generator whose post ids are {@code idBase} plus a counter from 1 (a test that checks
+   * timelines for phantom and duplicate posts fixes them itself).
+   */
+  OpGenerator(Workload workload, SocialGraph graph, long idBase) {
     this.workload = workload;
     this.graph = graph;
+    this.idBase = idBase;
     for (long[] e : graph.follows()) {
       followees.computeIfAbsent(e[0], k -> ConcurrentHashMap.newKeySet()).add(e[1]);
     }
@@ -51,7 +60,7 @@ final class OpGenerator {
       case TIMELINE:
         return new Workload.Op(kind, u, -1, null);
       case POST:
-        long id = idBase | nextPost.incrementAndGet();
+        long id = idBase + nextPost.incrementAndGet();
         Post p = new Post(id, u, System.currentTimeMillis(), "chirp " + Long.toHexString(id) + " by " + u);
         return new Workload.Op(kind, u, -1, p);
       case FOLLOW:
