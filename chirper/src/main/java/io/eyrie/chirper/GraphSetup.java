@@ -30,8 +30,10 @@ final class GraphSetup {
    * @param follows follow commands executed
    * @param took how long it took
    * @param stats the proxies' counters during the setup (moves, retries)
+   * @param timeouts commands that got no answer in time and were sent again (a user created by
+   *     a timed-out attempt then counts as existing)
    */
-  record Outcome(int created, int existed, int follows, Duration took, ClientStats stats) {}
+  record Outcome(int created, int existed, int follows, Duration took, ClientStats stats, int timeouts) {}
 
   /** Attempts per command: a timeout (outcome unknown) is retried, since both commands are idempotent. */
   private static final int ATTEMPTS = 3;
@@ -39,6 +41,7 @@ final class GraphSetup {
   private final List<ChirperClient> clients;
   private final int inFlight;
   private final Duration timeout;
+  private final AtomicInteger timeouts = new AtomicInteger();
 
   /**
    * Creates a setup.
@@ -77,7 +80,7 @@ final class GraphSetup {
       }
     });
     return new Outcome(created.get(), existed.get(), edges.size(), Duration.ofNanos(System.nanoTime() - start),
-        Stats.minus(Stats.sum(clients), before));
+        Stats.minus(Stats.sum(clients), before), timeouts.get());
   }
 
   private interface Check {
@@ -119,9 +122,10 @@ final class GraphSetup {
     }
   }
 
-  private static CompletableFuture<Reply> withRetries(Supplier<CompletableFuture<Reply>> send, int attempts) {
+  private CompletableFuture<Reply> withRetries(Supplier<CompletableFuture<Reply>> send, int attempts) {
     return send.get().exceptionallyCompose(e -> {
       if (attempts > 1 && LoadRunner.unwrap(e) instanceof TimeoutException) {
+        timeouts.incrementAndGet();
         return withRetries(send, attempts - 1);
       }
       return CompletableFuture.failedFuture(e);

@@ -117,9 +117,9 @@ final class LoadSession {
         out.printf(Locale.ROOT, "setup: %d users in %d communities, %d follows ...%n", o.users(), o.communities(),
             graph.follows().size());
         setup = new GraphSetup(clients, SETUP_IN_FLIGHT, Duration.ofMinutes(10)).run(graph);
-        out.printf(Locale.ROOT, "setup: done in %.1f s (%d users created, %d existed; %d follows; %d moves)%n",
-            setup.took().toMillis() / 1000.0, setup.created(), setup.existed(), setup.follows(),
-            setup.stats().moves());
+        out.printf(Locale.ROOT, "setup: done in %.1f s (%d users created, %d existed; %d follows; %d moves;"
+            + " %d timed out and sent again)%n", setup.took().toMillis() / 1000.0, setup.created(), setup.existed(),
+            setup.follows(), setup.stats().moves(), setup.timeouts());
       }
       int seconds = (int) ((o.duration().toMillis() + 999) / 1000);
       out.printf(Locale.ROOT, "load: %s workload, %s, %d clients x window %d, %d s%n", o.workload().label(),
