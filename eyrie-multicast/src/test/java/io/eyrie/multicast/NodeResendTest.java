@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class NodeResendTest {
   private static final GroupId P0 = GroupId.valueOf("p0");
   private static final GroupId P1 = GroupId.valueOf("p1");
+  private static final GroupId P2 = GroupId.valueOf("p2");
   private static final long HOLD = -1;
 
   /** Replies with the payload; at p0, message HOLD is held until the gate opens. */
@@ -66,7 +67,7 @@ class NodeResendTest {
   void resendToTheSameNodeJoinsTheWaitingRequest() throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
     AtomicInteger entered = new AtomicInteger();
-    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2)
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
         .deliverers((g, cl, codec) -> new GateDeliverer(g, gate, entered)).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       Node n1 = c.node(1);
@@ -74,19 +75,21 @@ class NodeResendTest {
       Codec codec = new Codec(CodecRegistry.create());
       long client = 0x5E5E;
       Wire.Start hold = new Wire.Start(MsgId.valueOf(client, 0, 0), new GroupId[] {P0, P1}, P0, codec.encode(HOLD), 0);
-      Wire.Start ping = new Wire.Start(MsgId.valueOf(client, 1, 0), new GroupId[] {P1}, P1, codec.encode(7L), 0);
+      Wire.Start ping = new Wire.Start(MsgId.valueOf(client, 1, 0), new GroupId[] {P2}, P2, codec.encode(7L), 0);
       long startsBefore = n1.traffic().starts();
       try (RawConnection raw = new RawConnection(info.host(), info.clientPort(), codec)) {
         raw.send(new Wire.ClientRequest(1, hold));
         Waits.until(Duration.ofSeconds(60), () -> entered.get() > 0, () -> "p0 delivers the held message");
         raw.send(new Wire.ClientRequest(2, hold));
         // Requests on one connection are handled in order: once the ping is answered, so was the resend.
+        // (The ping goes to p2: the held p0 may keep p1 from deciding the held message, and so
+        // from delivering anything ordered after it.)
         raw.send(new Wire.ClientRequest(3, ping));
         Wire.ClientReply pong = assertInstanceOf(Wire.ClientReply.class, raw.receive());
         assertEquals(3, pong.requestId());
         assertEquals(GroupState.OK, pong.status());
         assertEquals(3, n1.traffic().starts() - startsBefore,
-            "starts submitted by node 1: hold to p0 and p1 once, ping to p1; the resend joined the first request");
+            "starts submitted by node 1: hold to p0 and p1 once, ping to p2; the resend joined the first request");
         gate.countDown();
         Map<Long, Wire.ClientReply> replies = new HashMap<>();
         for (int i = 0; i < 2; i++) {
