@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * A node process for the Jepsen harness: hosts the {@code register} or {@code bank} service.
  *
- * <pre>java -cp ... io.eyrie.jepsen.node.JepsenNode --cluster FILE --id N --service register|bank --data DIR</pre>
+ * <pre>java -cp ... io.eyrie.jepsen.node.JepsenNode --cluster FILE --id N --service register|bank --data DIR
+ *     [--unsafe-reads [PORT]]</pre>
  */
 public final class JepsenNode {
   private JepsenNode() {}
@@ -58,6 +59,19 @@ public final class JepsenNode {
   /** Touches two registers (forces a move): writes both, replies "ok". */
   public record WritePair(long k1, long v1, long k2, long v2) {}
 
+  /**
+   * Touches two registers without changing them (forces them into one partition); replies "ok".
+   * The nemesis's move storm sends these.
+   */
+  public record TouchPair(long k1, long k2) {}
+
+  /**
+   * A register operation ({@code Read}, {@code Write} or {@code Cas}) on the register {@code key},
+   * in a command that also touches other registers: those are gathered into the key's partition
+   * (a forced move) and left unchanged.
+   */
+  public record Keyed(long key, Object op) {}
+
   /** Bank: moves an amount if the source can pay; replies "ok" or "insufficient". */
   public record Transfer(long from, long to, long amount) {}
 
@@ -74,40 +88,132 @@ public final class JepsenNode {
         .register(204, WritePair.class)
         .register(205, Account.class)
         .register(206, Transfer.class)
-        .register(207, ReadAll.class);
+        .register(207, ReadAll.class)
+        .register(208, TouchPair.class)
+        .register(209, Keyed.class);
   }
 
-  /** The register service's partition server. */
+  /**
+   * The register service's partition server. {@code Read}, {@code Write} and {@code Cas} act on
+   * the command's target (its first object); any further objects of the command are only
+   * gathered into the target's partition, which is how the harness forces moves.
+   *
+   * <p>With a {@link UnsafeReads} view, every value this replica applies is also published there
+   * (a side effect outside the replicated state, read by the positive control's unordered reads).
+   */
   public static final class RegisterServer extends StateMachine {
+    private final UnsafeReads view;
+
+    /** A server without the unsafe view. */
+    public RegisterServer() {
+      this(null);
+    }
+
+    RegisterServer(UnsafeReads view) {
+      this.view = view;
+    }
+
     @Override
     protected Object executeCommand(Command c) {
       Object op = c.op();
+      ObjId target = c.target();
+      if (op instanceof Keyed k) {
+        target = ObjId.valueOf(k.key());
+        op = k.op();
+        if (!c.objects().contains(target)) {
+          throw new IllegalArgumentException("keyed operation on " + target + " outside the command's objects");
+        }
+      }
       if (op instanceof Read) {
-        return ((Register) getObject(c.target())).value;
+        return ((Register) getObject(target)).value;
       }
       if (op instanceof Write w) {
-        ((Register) getObject(c.target())).value = w.value();
+        set(target, w.value());
         return "ok";
       }
       if (op instanceof Cas cas) {
-        Register r = (Register) getObject(c.target());
+        Register r = (Register) getObject(target);
         if (r.value != null && r.value == cas.expected()) {
-          r.value = cas.value();
+          set(target, cas.value());
           return Boolean.TRUE;
         }
         return Boolean.FALSE;
       }
       if (op instanceof WritePair p) {
-        ((Register) getObject(ObjId.valueOf(p.k1()))).value = p.v1();
-        ((Register) getObject(ObjId.valueOf(p.k2()))).value = p.v2();
+        set(ObjId.valueOf(p.k1()), p.v1());
+        set(ObjId.valueOf(p.k2()), p.v2());
+        return "ok";
+      }
+      if (op instanceof TouchPair t) {
+        getObject(ObjId.valueOf(t.k1()));
+        getObject(ObjId.valueOf(t.k2()));
         return "ok";
       }
       throw new IllegalArgumentException("unknown register operation " + op);
     }
 
+    private void set(ObjId id, Long value) {
+      ((Register) getObject(id)).value = value;
+      if (view != null) {
+        view.applied(id.value(), value);
+      }
+    }
+
     @Override
     protected PRObject createObject(Command c) {
-      return new Register(c.target(), (Long) c.op());
+      Long v = (Long) c.op();
+      if (view != null) {
+        view.applied(c.target().value(), v);
+      }
+      return new Register(c.target(), v);
+    }
+  }
+
+  /**
+   * The positive control's unsafe read path: the last value this node's replicas applied for each
+   * register, served over HTTP ({@code GET /read?k=K} answers the value or {@code nil}) without
+   * going through the ordered path. A replica that is partitioned away or paused answers stale
+   * values, so a linearizability checker must reject histories that use it under faults.
+   */
+  public static final class UnsafeReads {
+    private final java.util.concurrent.ConcurrentHashMap<Long, java.util.Optional<Long>> last =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    void applied(long key, Long value) {
+      last.put(key, java.util.Optional.ofNullable(value));
+    }
+
+    /** The last applied value of a register, or null when none. */
+    public Long read(long key) {
+      java.util.Optional<Long> v = last.get(key);
+      return v == null ? null : v.orElse(null);
+    }
+
+    com.sun.net.httpserver.HttpServer serve(String host, int port) throws java.io.IOException {
+      com.sun.net.httpserver.HttpServer http =
+          com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress(host, port), 64);
+      http.createContext("/read", ex -> {
+        int code = 200;
+        String body;
+        try {
+          String q = ex.getRequestURI().getQuery();
+          if (q == null || !q.startsWith("k=")) {
+            throw new IllegalArgumentException("expected /read?k=KEY");
+          }
+          Long v = read(Long.parseLong(q.substring(2)));
+          body = v == null ? "nil" : v.toString();
+        } catch (RuntimeException e) {
+          code = 400;
+          body = "error: " + e.getMessage();
+        }
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ex.sendResponseHeaders(code, bytes.length);
+        try (var out = ex.getResponseBody()) {
+          out.write(bytes);
+        }
+      });
+      http.start();
+      return http;
     }
   }
 
@@ -159,18 +265,28 @@ public final class JepsenNode {
     int id = Integer.parseInt(opts.get("id"));
     Path data = Path.of(opts.getOrDefault("data", "data/node-" + id));
     String service = opts.getOrDefault("service", "register");
+    UnsafeReads unsafe = null;
     if (opts.containsKey("unsafe-reads")) {
-      // Not wired yet: needs a local (non-ordered) read path from the client to a replica.
-      System.err.println("--unsafe-reads is not implemented yet");
-      System.exit(2);
+      if (!service.equals("register")) {
+        throw new IllegalArgumentException("--unsafe-reads needs --service register");
+      }
+      unsafe = new UnsafeReads();
     }
+    UnsafeReads view = unsafe;
     java.util.function.Supplier<? extends StateMachine> app = switch (service) {
-      case "register" -> RegisterServer::new;
+      case "register" -> () -> new RegisterServer(view);
       case "bank" -> BankServer::new;
       default -> throw new IllegalArgumentException("unknown service " + service);
     };
     NodeOptions options = NodeOptions.newBuilder().registry(registry()).build();
     Node node = Node.start(cluster, id, data, Eyrie.deliverers(app, OracleStateMachine::new), options);
+    if (unsafe != null) {
+      String host = cluster.node(id).host();
+      String portOpt = opts.get("unsafe-reads");
+      int port = portOpt.equals("true") ? 7300 : Integer.parseInt(portOpt);
+      unsafe.serve(host, port);
+      System.out.println("unsafe reads served on " + host + ":" + port);
+    }
     System.out.println("jepsen node " + id + " up, service " + service);
     Runtime.getRuntime().addShutdownHook(new Thread(node::close, "eyrie-shutdown"));
     node.awaitClose();

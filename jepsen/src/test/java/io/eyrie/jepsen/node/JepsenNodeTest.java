@@ -48,6 +48,40 @@ class JepsenNodeTest {
 
   @Test
   @Timeout(180)
+  void touchPairGathersWithoutWritingAndUnsafeReadsServeAppliedValues() throws Exception {
+    JepsenNode.UnsafeReads view = new JepsenNode.UnsafeReads();
+    com.sun.net.httpserver.HttpServer http = view.serve("127.0.0.1", 0);
+    try (EmbeddedCluster c = cluster(() -> new JepsenNode.RegisterServer(view));
+        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+      call(cl, Command.create(ObjId.valueOf(1), 5L), true);
+      call(cl, Command.create(ObjId.valueOf(2), (Long) null), true);
+      assertEquals("ok", call(cl, Command.access(new JepsenNode.TouchPair(1, 2), ObjId.valueOf(1), ObjId.valueOf(2)), false));
+      assertEquals(cl.cachedLocation(ObjId.valueOf(1)), cl.cachedLocation(ObjId.valueOf(2)));
+      assertEquals(5L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
+      assertEquals(null, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(2)), false));
+      assertEquals("ok", call(cl, Command.access(new JepsenNode.Keyed(2, new JepsenNode.Write(9)), ObjId.valueOf(1), ObjId.valueOf(2)), false));
+      assertEquals(9L, call(cl, Command.access(new JepsenNode.Keyed(2, new JepsenNode.Read()), ObjId.valueOf(1), ObjId.valueOf(2)), false));
+      assertEquals(5L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
+      assertEquals("9", get(http, "/read?k=2"));
+      assertEquals("5", get(http, "/read?k=1"));
+      assertEquals("nil", get(http, "/read?k=77"));
+      java.net.HttpURLConnection bad = (java.net.HttpURLConnection) new java.net.URL(
+          "http://127.0.0.1:" + http.getAddress().getPort() + "/read?x=1").openConnection();
+      assertEquals(400, bad.getResponseCode());
+    } finally {
+      http.stop(0);
+    }
+  }
+
+  private static String get(com.sun.net.httpserver.HttpServer http, String path) throws Exception {
+    java.net.URL url = new java.net.URL("http://127.0.0.1:" + http.getAddress().getPort() + path);
+    try (java.io.InputStream in = url.openStream()) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  @Timeout(180)
   void bankTransferAndReadAll() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.BankServer::new);
         Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
