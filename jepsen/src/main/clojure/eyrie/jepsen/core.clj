@@ -1,0 +1,294 @@
+(ns eyrie.jepsen.core
+  "Runs one test, or the matrix: `bin/jepsen test ...` and `bin/jepsen test-all`.
+
+  A test: prepare the store directory; start the nodes (real JVM processes, each in its own
+  network namespace: `eyrie.jepsen.db`, `eyrie.jepsen.net`; or, with `--db embedded`, an
+  in-process cluster without faults, for quick checks); create the workload's objects; run the
+  workload's generator with the nemesis's for --time-limit seconds; heal every fault, wait
+  --recovery seconds and run the final generator (final reads); stop everything; write
+  history.edn, check it, write results.edn, the reports and the `latest` links.
+  Exit code: 0 valid, 1 invalid, 2 unknown, 3 usage or setup error."
+  (:require [clojure.java.io :as io]
+            [clojure.pprint :as pprint]
+            [clojure.string :as str]
+            [eyrie.jepsen.client :as client]
+            [eyrie.jepsen.generator :as gen]
+            [eyrie.jepsen.history :as h]
+            [eyrie.jepsen.runner :as runner]
+            [eyrie.jepsen.util :as util])
+  (:import (java.nio.file Files LinkOption Path Paths)
+           (java.nio.file.attribute FileAttribute)
+           (java.time LocalDateTime)
+           (java.time.format DateTimeFormatter)))
+
+(def workloads
+  "Workload name -> the fully qualified name of its constructor (fn [test] -> workload map)
+  and the node service it needs."
+  {"register" {:ctor 'eyrie.jepsen.workload.register/workload :service "register"}
+   "bank" {:ctor 'eyrie.jepsen.workload.bank/workload :service "bank"}
+   "chirper" {:ctor 'eyrie.jepsen.workload.chirper/workload :service "chirper"}})
+
+(def faults #{:kill :pause :partition :move-storm})
+
+;; ---------------------------------------------------------------------------
+;; Command line
+
+(def usage
+  "usage: bin/jepsen test --workload register|bank|chirper [--nemesis kill,pause,partition,move-storm|none]
+                   [--time-limit S] [--nodes 5] [--concurrency C] [--interval S] [--recovery S]
+                   [--unsafe-reads] [--seed N] [--store DIR] [--db netns|embedded] [--name NAME]
+       bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
+       bin/jepsen check [--independent] [--time-limit S] history.edn")
+
+(defn parse-opts
+  "Parses `--name value` options (flags without a value are true). Throws ex-info on bad input."
+  [args]
+  (loop [args args, m {}]
+    (if-let [a (first args)]
+      (do (when-not (str/starts-with? a "--")
+            (throw (ex-info (str "expected an option, got " a) {:usage true})))
+          (let [k (keyword (subs a 2))
+                v (second args)]
+            (if (and v (not (str/starts-with? v "--")))
+              (recur (nnext args) (assoc m k v))
+              (recur (next args) (assoc m k true)))))
+      m)))
+
+(defn- parse-long-opt [m k default]
+  (if-let [v (get m k)]
+    (try (Long/parseLong (str v))
+         (catch NumberFormatException _ (throw (ex-info (str "--" (name k) " needs a number, got " v) {:usage true}))))
+    default))
+
+(defn test-map
+  "The test map from parsed options."
+  [opts]
+  (let [wname (str (get opts :workload "register"))
+        _ (when-not (workloads wname)
+            (throw (ex-info (str "unknown workload " wname "; known: " (str/join ", " (sort (keys workloads)))) {:usage true})))
+        nem (let [v (str (get opts :nemesis "none"))]
+              (if (#{"none" ""} v)
+                #{}
+                (set (map keyword (str/split v #",")))))
+        _ (when-let [bad (seq (remove faults nem))]
+            (throw (ex-info (str "unknown nemesis " (str/join "," (map name bad)) "; known: "
+                                 (str/join "," (map name (sort faults)))) {:usage true})))
+        n (parse-long-opt opts :nodes 5)
+        unsafe? (boolean (:unsafe-reads opts))]
+    {:name (or (:name opts)
+               (str wname (when unsafe? "-unsafe") "-" (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
+     :workload wname
+     :service (get-in workloads [wname :service])
+     :nemesis-faults nem
+     :time-limit (parse-long-opt opts :time-limit 60)
+     :nodes (mapv #(str "n" %) (range 1 (inc n)))
+     :concurrency (parse-long-opt opts :concurrency 10)
+     :interval (parse-long-opt opts :interval 10)
+     :recovery (parse-long-opt opts :recovery 10)
+     :unsafe-reads? unsafe?
+     :seed (parse-long-opt opts :seed (System/currentTimeMillis))
+     :store-root (str (get opts :store "store"))
+     :db-kind (keyword (get opts :db "netns"))
+     :key-count (parse-long-opt opts :key-count 50)
+     :op-timeout-ms (parse-long-opt opts :op-timeout-ms 5000)
+     :root (or (System/getProperty "eyrie.root") (.getCanonicalPath (io/file ".")))
+     :classpath (System/getProperty "java.class.path")}))
+
+;; ---------------------------------------------------------------------------
+;; Store
+
+(def ^:private ts-format (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss.SSS"))
+
+(defn- relink!
+  "Points the symbolic link `link` at `target` (relative), replacing an old link."
+  [^Path link ^Path target]
+  (Files/deleteIfExists link)
+  (Files/createSymbolicLink link (.relativize (.getParent link) target) (make-array FileAttribute 0)))
+
+(defn prepare-store!
+  "Creates store/<name>/<timestamp>/ and returns the test with :store set."
+  [test]
+  (let [dir (io/file (:store-root test) (:name test) (.format ts-format (LocalDateTime/now)))]
+    (.mkdirs (io/file dir "nodes"))
+    (assoc test :store (.getCanonicalPath dir))))
+
+(defn link-latest!
+  "Links store/<name>/latest and store/latest to this run."
+  [test]
+  (let [run (Paths/get (:store test) (make-array String 0))]
+    (try
+      (relink! (.resolve (.getParent run) "latest") run)
+      (relink! (Paths/get (:store-root test) (into-array String ["latest"])) run)
+      (catch Exception e (util/log "cannot link latest:" e)))))
+
+(defn- write-edn! [file x]
+  (with-open [w (io/writer file)]
+    (binding [*print-length* nil *print-level* nil *print-namespace-maps* false]
+      (pprint/pprint x w))))
+
+;; ---------------------------------------------------------------------------
+;; Environments
+
+(defn- resolve! [sym]
+  (or (requiring-resolve sym) (throw (ex-info (str "missing " sym) {}))))
+
+(defn- embedded-env
+  "An in-process cluster (3 nodes, 2 partitions and the oracle) hosting the test's service. No
+  faults: it checks the workload and checker end to end without network namespaces."
+  [test]
+  (let [cluster ((resolve! 'eyrie.jepsen.embedded/start!) test)]
+    {:test (assoc test :cluster-config (.cluster ^io.eyrie.multicast.EmbeddedCluster cluster)
+                       :nodes ["n1" "n2" "n3"])
+     :stop! (fn [] (.close ^java.lang.AutoCloseable cluster))}))
+
+(defn- netns-env
+  "Real node processes in network namespaces, and the nemesis."
+  [test]
+  (let [test ((resolve! 'eyrie.jepsen.db/prepare) test)]
+    ((resolve! 'eyrie.jepsen.net/setup!) test)
+    (try
+      ((resolve! 'eyrie.jepsen.db/setup!) test)
+      (catch Throwable t
+        (try ((resolve! 'eyrie.jepsen.db/teardown!) test) (catch Throwable _))
+        (try ((resolve! 'eyrie.jepsen.net/teardown!) test) (catch Throwable _))
+        (throw t)))
+    {:test test
+     :stop! (fn []
+              (try ((resolve! 'eyrie.jepsen.db/teardown!) test)
+                   (finally ((resolve! 'eyrie.jepsen.net/teardown!) test))))}))
+
+(defn- nemesis-for
+  "{:nemesis-invoke f :generator g :final-generator g :teardown! f} for the test's faults."
+  [test]
+  (if (empty? (:nemesis-faults test))
+    {:nemesis-invoke (fn [_ op] (assoc op :type :info)) :generator nil :final-generator nil :teardown! (fn [])}
+    (let [pkg ((resolve! 'eyrie.jepsen.nemesis/package)
+               {:faults (:nemesis-faults test) :interval (:interval test)
+                :rng (java.util.Random. (long (:seed test)))})
+          nem (:nemesis pkg)
+          setup! (resolve! 'eyrie.jepsen.nemesis/setup!)
+          invoke! (resolve! 'eyrie.jepsen.nemesis/invoke!)
+          teardown! (resolve! 'eyrie.jepsen.nemesis/teardown!)
+          nem (or (setup! nem test) nem)]
+      {:nemesis-invoke (fn [test op] (invoke! nem test op))
+       :generator (:generator pkg)
+       :final-generator (:final-generator pkg)
+       :teardown! (fn [] (teardown! nem test))})))
+
+;; ---------------------------------------------------------------------------
+;; Running one test
+
+(defn generator
+  "The whole test's generator: workload and nemesis for :time-limit seconds, then the nemesis's
+  final ops (heal), a recovery pause, and the workload's final ops."
+  [test workload nemesis]
+  (gen/phases
+    (gen/log (str "running " (:time-limit test) " s of " (:workload test) " with nemesis "
+                  (if (empty? (:nemesis-faults test)) "none" (str/join "," (map name (sort (:nemesis-faults test)))))))
+    (gen/time-limit (:time-limit test)
+                    (gen/clients (:generator workload) (:generator nemesis)))
+    (gen/log "healing")
+    (gen/nemesis (:final-generator nemesis))
+    (gen/log (str "waiting " (:recovery test) " s for recovery"))
+    (gen/nemesis (gen/sleep (:recovery test)))
+    (gen/log "final ops")
+    (gen/clients (:final-generator workload))))
+
+(defn- verdict-code [valid?]
+  (cond (true? valid?) 0 (false? valid?) 1 :else 2))
+
+(defn run-test!
+  "Runs one test; returns {:test t :results r :exit code}."
+  [test]
+  (let [test (prepare-store! test)
+        log-w (io/writer (io/file (:store test) "jepsen.log"))]
+    (util/set-log-file! log-w)
+    (try
+      (util/log "test" (:name test) "store" (:store test) "seed" (:seed test))
+      (let [{env-test :test stop! :stop!} (if (= :embedded (:db-kind test)) (embedded-env test) (netns-env test))
+            test (assoc env-test :start-nanos (System/nanoTime))
+            history (atom nil)]
+        (try
+          (let [workload ((resolve! (get-in workloads [(:workload test) :ctor])) test)
+                test (assoc test :client (:client workload))
+                _ (let [c (client/open! (:client test) test (first (:nodes test)))]
+                    (try (client/setup! c test) (finally (client/close! c test))))
+                nemesis (nemesis-for test)
+                test (assoc test :nemesis-invoke (:nemesis-invoke nemesis))]
+            (try
+              (reset! history (runner/run! test (generator test workload nemesis)))
+              (finally ((:teardown! nemesis))))
+            (util/log "history:" (count @history) "ops;" (pr-str (frequencies (map (juxt :type :f) (filter h/client-op? @history)))))
+            (h/write-history! (io/file (:store test) "history.edn") @history)
+            (stop!)
+            (util/log "checking")
+            (let [results ((:checker workload) test @history {})
+                  results (assoc results :op-count (count @history)
+                                         :stats (into (sorted-map) (frequencies (map (fn [o] [(:f o) (:type o)])
+                                                                                      (remove h/invoke? (filter h/client-op? @history))))))]
+              (write-edn! (io/file (:store test) "results.edn") results)
+              (when-let [report (try (requiring-resolve 'eyrie.jepsen.report/write!) (catch Exception _ nil))]
+                (try (report (:store test) test @history)
+                     (catch Throwable t (util/log "report failed:" t))))
+              (util/log "valid?" (:valid? results) "—" (:store test))
+              (link-latest! test)
+              {:test test :results results :exit (verdict-code (:valid? results))}))
+          (catch Throwable t
+            (when @history (h/write-history! (io/file (:store test) "history.edn") @history))
+            (try (stop!) (catch Throwable _))
+            (throw t))))
+      (finally
+        (util/set-log-file! nil)
+        (.close log-w)))))
+
+;; ---------------------------------------------------------------------------
+;; The matrix
+
+(def matrix
+  "workload × nemesis runs of `test-all`, and the verdict each must have. The unsafe register
+  runs are the positive control: they must come out invalid."
+  [{:workload "register" :nemesis "kill" :expect true}
+   {:workload "register" :nemesis "pause" :expect true}
+   {:workload "register" :nemesis "partition" :expect true}
+   {:workload "register" :nemesis "kill,partition" :expect true}
+   {:workload "register" :nemesis "move-storm" :expect true}
+   {:workload "bank" :nemesis "kill,partition" :expect true}
+   {:workload "bank" :nemesis "pause,move-storm" :expect true}
+   {:workload "chirper" :nemesis "kill,partition" :expect true}
+   {:workload "chirper" :nemesis "pause" :expect true}
+   {:workload "register" :nemesis "partition,pause" :unsafe-reads true :expect false}])
+
+(defn test-all!
+  "Runs the matrix; returns 0 when every verdict is the expected one, else 1."
+  [opts]
+  (let [rows (doall
+               (for [m matrix]
+                 (let [o (merge opts (dissoc m :expect))
+                       r (try (run-test! (test-map o))
+                              (catch Throwable t (util/log "test failed to run:" t) {:error t}))
+                       v (get-in r [:results :valid?])]
+                   (util/log "matrix:" (:workload m) (:nemesis m) (if (:unsafe-reads m) "(unsafe reads)" "")
+                             "->" v (if (= v (:expect m)) "as expected" "NOT AS EXPECTED"))
+                   (assoc m :valid? v :ops (get-in r [:results :op-count]) :store (get-in r [:test :store])))))]
+    (println)
+    (println "| workload | nemesis | unsafe reads | ops | valid? | expected |")
+    (println "|---|---|---|---|---|---|")
+    (doseq [r rows]
+      (println (str "| " (:workload r) " | " (:nemesis r) " | " (boolean (:unsafe-reads r)) " | " (:ops r) " | "
+                    (:valid? r) " | " (:expect r) " |")))
+    (if (every? #(= (:valid? %) (:expect %)) rows) 0 1)))
+
+(defn -main [& args]
+  (let [code (try
+               (case (first args)
+                 "test" (:exit (run-test! (test-map (parse-opts (rest args)))))
+                 "test-all" (test-all! (parse-opts (rest args)))
+                 "check" (apply (resolve! 'eyrie.jepsen.check/run) [(rest args)])
+                 (do (println usage) 3))
+               (catch clojure.lang.ExceptionInfo e
+                 (if (:usage (ex-data e))
+                   (do (println (.getMessage e)) (println usage) 3)
+                   (do (util/log "error:" e) 3)))
+               (catch Throwable t (util/log "error:" t) 3))]
+    (shutdown-agents)
+    (System/exit code)))
