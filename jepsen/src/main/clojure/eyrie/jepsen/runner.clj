@@ -81,7 +81,14 @@
                                         #(client-worker test t (inboxes t) out))))
                       threads)
         history (java.util.ArrayList.)
-        record! (fn [op] (let [op (assoc op :index (.size history))] (.add history op) op))]
+        last-time (long-array 1)
+        ;; Completions are stamped by their workers and recorded later: keep :time
+        ;; non-decreasing in history order.
+        record! (fn [op] (let [t (max (long (:time op)) (aget last-time 0))
+                               op (assoc op :index (.size history) :time t)]
+                           (aset last-time 0 t)
+                           (.add history op)
+                           op))]
     (try
       (loop [g generator
              free (set threads)

@@ -1,0 +1,38 @@
+(ns eyrie.jepsen.core-test
+  (:require [clojure.edn :as edn]
+            [clojure.java.io :as io]
+            [clojure.test :refer [deftest is testing]]
+            [eyrie.jepsen.core :as core]
+            [eyrie.jepsen.history :as h]))
+
+(deftest options-and-usage-errors
+  (let [t (core/test-map (core/parse-opts ["--workload" "register" "--nemesis" "kill,partition" "--time-limit" "30"]))]
+    (is (= "register-kill+partition" (:name t)))
+    (is (= #{:kill :partition} (:nemesis-faults t)))
+    (is (= 30 (:time-limit t)))
+    (is (= ["n1" "n2" "n3" "n4" "n5"] (:nodes t))))
+  (is (= #{} (:nemesis-faults (core/test-map (core/parse-opts ["--workload" "bank"])))))
+  (doseq [bad [["--workload" "nope"] ["--nemesis" "explode"] ["--time-limit" "soon"] ["workload"]]]
+    (is (:usage (ex-data (try (core/test-map (core/parse-opts bad)) nil
+                              (catch clojure.lang.ExceptionInfo e e))))
+        (pr-str bad))))
+
+(deftest register-on-an-embedded-cluster-end-to-end
+  ;; The whole pipeline without faults: nodes, setup, generator, history, checker, store.
+  (let [store (.getCanonicalPath (io/file "target" "jepsen-store-test"))
+        r (core/run-test! (core/test-map (core/parse-opts ["--workload" "register" "--db" "embedded"
+                                                           "--time-limit" "6" "--recovery" "1"
+                                                           "--key-count" "6" "--concurrency" "4"
+                                                           "--seed" "5" "--store" store])))
+        dir (io/file (get-in r [:test :store]))
+        hist (h/read-history (io/file dir "history.edn"))
+        results (edn/read-string (slurp (io/file dir "results.edn")))]
+    (is (= 0 (:exit r)))
+    (is (true? (:valid? results)))
+    (is (< 100 (count (filter #(= :ok (:type %)) hist))) "the cluster served ops")
+    (is (some :partner hist) "some ops forced moves")
+    (is (= (count hist) (:op-count results)))
+    (is (.exists (io/file dir "jepsen.log")))
+    (testing "latest links"
+      (is (= (.getCanonicalPath dir) (.getCanonicalPath (io/file store "latest"))))
+      (is (= (.getCanonicalPath dir) (.getCanonicalPath (io/file store "register-none" "latest")))))))
