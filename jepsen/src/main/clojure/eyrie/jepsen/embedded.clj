@@ -3,7 +3,8 @@
   test's service on loopback. No network namespaces and no faults; used to check a workload and
   its checker end to end quickly (and by the default build's tests)."
   (:import (io.eyrie.core Eyrie)
-           (io.eyrie.jepsen.node JepsenNode JepsenNode$BankServer JepsenNode$RegisterServer)
+           (io.eyrie.examples.bank BankServer)
+           (io.eyrie.jepsen.node JepsenNode JepsenNode$RegisterServer)
            (io.eyrie.multicast EmbeddedCluster NodeOptions)
            (io.eyrie.oracle OracleStateMachine)
            (java.time Duration)
@@ -16,7 +17,7 @@
   ^EmbeddedCluster [test]
   (let [app (case (:service test)
               "register" (supplier #(JepsenNode$RegisterServer.))
-              "bank" (supplier #(JepsenNode$BankServer.))
+              "bank" (supplier #(BankServer.))
               (throw (ex-info (str "--db embedded hosts register or bank, not " (:service test)) {:usage true})))
         cluster (-> (EmbeddedCluster/newBuilder) (.nodes 3) (.partitions 2) (.oracle true)
                     (.options (-> (NodeOptions/newBuilder) (.registry (JepsenNode/registry)) (.build)))

@@ -10,7 +10,7 @@ import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.oracle.bank.BankOps;
+import io.eyrie.examples.bank.BankOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

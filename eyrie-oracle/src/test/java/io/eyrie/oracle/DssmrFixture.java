@@ -4,7 +4,7 @@ import io.eyrie.core.Client;
 import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.bank.BankServer;
+import io.eyrie.examples.bank.BankServer;
 import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */

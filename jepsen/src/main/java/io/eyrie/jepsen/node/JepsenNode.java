@@ -5,6 +5,7 @@ import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
+import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Node;
@@ -35,18 +36,6 @@ public final class JepsenNode {
     }
   }
 
-  /** A bank account. */
-  public static final class Account extends PRObject {
-    long balance;
-
-    private Account() {}
-
-    Account(ObjId id, long balance) {
-      super(id);
-      this.balance = balance;
-    }
-  }
-
   /** Register operations. */
   public record Read() {}
 
@@ -72,23 +61,18 @@ public final class JepsenNode {
    */
   public record Keyed(long key, Object op) {}
 
-  /** Bank: moves an amount if the source can pay; replies "ok" or "insufficient". */
-  public record Transfer(long from, long to, long amount) {}
-
-  /** Bank: reads the balances of the command's accounts, ascending id order (long[]). */
-  public record ReadAll() {}
-
-  /** The codec registrations shared by nodes and the harness client. */
+  /**
+   * The codec registrations shared by nodes and the harness client: the register service's
+   * (ids 200-209) and the example bank's ({@link BankServer}, ids 100-103), which the bank
+   * service hosts.
+   */
   public static CodecRegistry registry() {
-    return Eyrie.registry()
+    return BankServer.register(Eyrie.registry())
         .register(200, Register.class)
         .register(201, Read.class)
         .register(202, Write.class)
         .register(203, Cas.class)
         .register(204, WritePair.class)
-        .register(205, Account.class)
-        .register(206, Transfer.class)
-        .register(207, ReadAll.class)
         .register(208, TouchPair.class)
         .register(209, Keyed.class);
   }
@@ -214,38 +198,6 @@ public final class JepsenNode {
       });
       http.start();
       return http;
-    }
-  }
-
-  /** The bank service's partition server. */
-  public static final class BankServer extends StateMachine {
-    @Override
-    protected Object executeCommand(Command c) {
-      Object op = c.op();
-      if (op instanceof Transfer t) {
-        Account from = (Account) getObject(ObjId.valueOf(t.from()));
-        Account to = (Account) getObject(ObjId.valueOf(t.to()));
-        if (from.balance < t.amount()) {
-          return "insufficient";
-        }
-        from.balance -= t.amount();
-        to.balance += t.amount();
-        return "ok";
-      }
-      if (op instanceof ReadAll) {
-        long[] out = new long[c.objects().size()];
-        int i = 0;
-        for (ObjId id : c.objects()) {
-          out[i++] = ((Account) getObject(id)).balance;
-        }
-        return out;
-      }
-      throw new IllegalArgumentException("unknown bank operation " + op);
-    }
-
-    @Override
-    protected PRObject createObject(Command c) {
-      return new Account(c.target(), (Long) c.op());
     }
   }
 

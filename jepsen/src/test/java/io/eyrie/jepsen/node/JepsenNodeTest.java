@@ -83,15 +83,15 @@ class JepsenNodeTest {
   @Test
   @Timeout(180)
   void bankTransferAndReadAll() throws Exception {
-    try (EmbeddedCluster c = cluster(JepsenNode.BankServer::new);
+    try (EmbeddedCluster c = cluster(io.eyrie.examples.bank.BankServer::new);
         Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
       for (long k = 1; k <= 4; k++) {
         call(cl, Command.create(ObjId.valueOf(k), 10L), true);
       }
-      assertEquals("ok", call(cl, Command.access(new JepsenNode.Transfer(1, 3, 4), ObjId.valueOf(1), ObjId.valueOf(3)), false));
+      assertEquals("ok", call(cl, Command.access(new io.eyrie.examples.bank.BankOps.Transfer(1, 3, 4), ObjId.valueOf(1), ObjId.valueOf(3)), false));
       assertEquals("insufficient",
-          call(cl, Command.access(new JepsenNode.Transfer(2, 4, 40), ObjId.valueOf(2), ObjId.valueOf(4)), false));
-      Object all = call(cl, Command.access(new JepsenNode.ReadAll(),
+          call(cl, Command.access(new io.eyrie.examples.bank.BankOps.Transfer(2, 4, 40), ObjId.valueOf(2), ObjId.valueOf(4)), false));
+      Object all = call(cl, Command.access(new io.eyrie.examples.bank.BankOps.Read(),
           ObjId.valueOf(1), ObjId.valueOf(2), ObjId.valueOf(3), ObjId.valueOf(4)), false);
       assertArrayEquals(new long[] {6, 10, 14, 10}, (long[]) all);
     }

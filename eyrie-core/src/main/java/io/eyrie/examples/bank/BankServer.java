@@ -1,4 +1,4 @@
-package io.eyrie.oracle.bank;
+package io.eyrie.examples.bank;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.Eyrie;
@@ -7,12 +7,22 @@ import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
 import io.eyrie.multicast.CodecRegistry;
 
-/** The test bank's partition server. */
+/**
+ * An example service: a bank of accounts on DS-SMR. A transfer touches two accounts (a
+ * multi-partition command until they share a partition); a read returns the balances of every
+ * account it names. Eyrie's tests use it (eyrie-oracle) and so does the jepsen harness's bank
+ * workload. Create an account with {@code Command.create(id, (Long) initialBalance)}.
+ */
 public final class BankServer extends StateMachine {
 
-  /** The bank's codec registrations. */
+  /** The bank's codec registrations on top of eyrie-core's. */
   public static CodecRegistry registry() {
-    return Eyrie.registry()
+    return register(Eyrie.registry());
+  }
+
+  /** Adds the bank's classes (ids 100-103) to a registry. */
+  public static CodecRegistry register(CodecRegistry r) {
+    return r
         .register(100, Account.class)
         .register(101, BankOps.Transfer.class)
         .register(102, BankOps.Read.class)

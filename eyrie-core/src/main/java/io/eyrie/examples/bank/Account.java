@@ -1,9 +1,9 @@
-package io.eyrie.oracle.bank;
+package io.eyrie.examples.bank;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 
-/** A bank account: the test service's object. */
+/** A bank account: the example bank's object. */
 public final class Account extends PRObject {
   long balance;
 
@@ -12,5 +12,10 @@ public final class Account extends PRObject {
   Account(ObjId id, long balance) {
     super(id);
     this.balance = balance;
+  }
+
+  /** Returns the balance. */
+  public long balance() {
+    return balance;
   }
 }

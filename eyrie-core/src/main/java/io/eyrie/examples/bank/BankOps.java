@@ -1,6 +1,6 @@
-package io.eyrie.oracle.bank;
+package io.eyrie.examples.bank;
 
-/** The test bank's operations. */
+/** The example bank's operations. */
 public final class BankOps {
   private BankOps() {}
 
