@@ -1,0 +1,135 @@
+(ns eyrie.jepsen.db
+  "The nodes: one JVM process per node, started inside the node's network namespace
+  (`eyrie.jepsen.net`), its stdout and stderr appended to <store>/nodes/<node>.log and its
+  Raft storage in <store>/data/<node>, which survives kills and restarts.
+
+  The cluster file (<store>/cluster.conf) spreads the groups over the nodes as a ring: with 5
+  nodes, partitions p0..p3 on {1,2,3} {2,3,4} {3,4,5} {4,5,1} and the oracle on {5,1,2}; so a
+  network partition leaves some groups with a quorum and others without."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [eyrie.jepsen.net :as net]
+            [eyrie.jepsen.util :as util])
+  (:import (io.eyrie.jepsen.node Leaders)
+           (io.eyrie.multicast ClusterConfig)
+           (java.lang ProcessBuilder$Redirect)
+           (java.util.concurrent TimeUnit)))
+
+(def raft-port 7101)
+(def client-port 7201)
+
+(defn- ring
+  "Members (node indexes 1..n) of the i-th group on the ring, 3 (or all, if fewer) nodes."
+  [n i]
+  (sort (distinct (map #(inc (mod (+ i %) n)) (range (min 3 n))))))
+
+(defn cluster-text
+  "The cluster file for the test's nodes."
+  [test]
+  (let [nodes (:nodes test)
+        n (count nodes)
+        partitions (:partitions test 4)]
+    (str/join "\n"
+              (concat
+                ["# written by the jepsen harness: one node per network namespace"]
+                (for [node nodes]
+                  (str "node " (net/node-index node) " " (net/ip node) " raft=" raft-port " client=" client-port))
+                [(str "group oracle oracle " (str/join "," (ring n (dec n))))]
+                (for [p (range partitions)]
+                  (str "group p" p " partition " (str/join "," (ring n p))))
+                [""]))))
+
+(defn prepare
+  "Adds :ips, :cluster-file and the process registry to the test and writes the cluster file."
+  [test]
+  (let [f (io/file (:store test) "cluster.conf")]
+    (spit f (cluster-text test))
+    (assoc test
+           :ips (into {} (map (fn [n] [n (net/ip n)]) (:nodes test)))
+           :cluster-file (.getCanonicalPath f)
+           :processes (atom {}))))
+
+(defn- node-command
+  [test node]
+  (let [id (str (net/node-index node))
+        data (.getCanonicalPath (io/file (:store test) "data" node))
+        java (str (System/getProperty "java.home") "/bin/java")
+        jvm [java "-Xmx384m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1" "-Djava.awt.headless=true"
+             "-cp" (:classpath test)]]
+    (concat ["ip" "netns" "exec" (net/netns node)]
+            jvm
+            (if (= "chirper" (:service test))
+              ["io.eyrie.chirper.ChirperMain" "node" "--cluster" (:cluster-file test) "--id" id "--storage" data]
+              (concat ["io.eyrie.jepsen.node.JepsenNode" "--cluster" (:cluster-file test) "--id" id
+                       "--service" (:service test) "--data" data]
+                      (when (:unsafe-reads? test) ["--unsafe-reads" (str (:unsafe-reads-port test 7300))]))))))
+
+(defn running
+  "The nodes whose process is alive (paused ones included)."
+  [test]
+  (set (keep (fn [[node ^Process p]] (when (.isAlive p) node)) @(:processes test))))
+
+(defn start!
+  "Starts a node's process unless it is running."
+  [test node]
+  (let [procs (:processes test)]
+    (locking procs
+      (when-not (some-> ^Process (get @procs node) .isAlive)
+        (let [log (io/file (:store test) "nodes" (str node ".log"))
+              _ (.mkdirs (.getParentFile log))
+              _ (spit log (str "\n=== " (java.time.LocalDateTime/now) " starting " node "\n") :append true)
+              p (-> (ProcessBuilder. ^java.util.List (vec (node-command test node)))
+                    (.redirectErrorStream true)
+                    (.redirectOutput (ProcessBuilder$Redirect/appendTo log))
+                    (.start))]
+          (swap! procs assoc node p)
+          node)))))
+
+(defn- signal! [test node sig]
+  (when-let [^Process p (get @(:processes test) node)]
+    (when (.isAlive p)
+      (net/sh! {:may-fail true} "kill" (str "-" sig) (str (.pid p)))
+      node)))
+
+(defn kill!
+  "SIGKILLs a node's process and waits for it to die."
+  [test node]
+  (when-let [^Process p (get @(:processes test) node)]
+    (when (.isAlive p)
+      (signal! test node "CONT")
+      (net/sh! {:may-fail true} "kill" "-9" (str (.pid p)))
+      (.waitFor p 10 TimeUnit/SECONDS)
+      node)))
+
+(defn pause! "SIGSTOPs a node's process." [test node] (signal! test node "STOP"))
+
+(defn resume! "SIGCONTs a node's process." [test node] (signal! test node "CONT"))
+
+(defn cluster-config ^ClusterConfig [test]
+  (ClusterConfig/load (.toPath (io/file (:cluster-file test)))))
+
+(defn leaders
+  "{group-name node-or-nil}: who leads each group, as the Raft servers say."
+  [test]
+  (into (sorted-map)
+        (map (fn [[g id]] [g (when (pos? id) (str "n" id))]))
+        (Leaders/of (cluster-config test) 1000)))
+
+(defn await-leaders!
+  "Waits until every group has a leader."
+  [test timeout-s]
+  (util/await-fn "a leader in every group"
+                 (fn [] (let [l (leaders test)] (when (every? some? (vals l)) l)))
+                 timeout-s 0.5))
+
+(defn setup!
+  "Starts every node and waits until every group has a leader."
+  [test]
+  (doseq [node (:nodes test)] (start! test node))
+  (let [l (await-leaders! test 120)]
+    (util/log "nodes up; leaders" (pr-str l))))
+
+(defn teardown!
+  "Kills every node (their logs and data stay in the store)."
+  [test]
+  (doseq [node (keys @(:processes test))] (kill! test node)))
