@@ -144,7 +144,8 @@
 (defn- netns-env
   "Real node processes in network namespaces, and the nemesis."
   [test]
-  (let [test ((resolve! 'eyrie.jepsen.db/prepare) test)]
+  (let [test ((resolve! 'eyrie.jepsen.db/prepare) test)
+        test (assoc test :cluster-config ((resolve! 'eyrie.jepsen.db/cluster-config) test))]
     ((resolve! 'eyrie.jepsen.net/setup!) test)
     (try
       ((resolve! 'eyrie.jepsen.db/setup!) test)

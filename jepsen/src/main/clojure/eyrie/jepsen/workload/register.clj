@@ -70,6 +70,14 @@
         body (str (.body (.send ^HttpClient @http req (HttpResponse$BodyHandlers/ofString))))]
     (if (= "nil" body) nil (Long/parseLong body))))
 
+(defn- replica-node
+  "A random node holding a replica of the partition where this client last saw key k (any
+  node when it has not seen k yet)."
+  [test ^Client proxy k]
+  (if-let [g (.cachedLocation proxy (oid k))]
+    (str "n" (rand-nth (vec (.members (.group (cluster-config test) g)))))
+    (rand-nth (:nodes test))))
+
 (defrecord RegisterClient [^Client proxy node]
   client/Client
   (open! [_ test node] (->RegisterClient (eyrie-client test) node))
@@ -97,7 +105,7 @@
       (try
         (case (:f op)
           :read (if (:unsafe-reads? test)
-                  (assoc op :type :ok :value [k (unsafe-read test (rand-nth (:nodes test)) k)])
+                  (assoc op :type :ok :value [k (unsafe-read test (replica-node test proxy k) k)])
                   (let [r (call! proxy test (command k (JepsenNode$Read.) partner) false)]
                     (if (.isOk r)
                       (assoc op :type :ok :value [k (.value r)])
