@@ -209,13 +209,14 @@
       (let [{env-test :test stop! :stop!} (if (= :embedded (:db-kind test)) (embedded-env test) (netns-env test))
             test (assoc env-test :start-nanos (System/nanoTime))
             history (atom nil)]
+        ;; (:start-nanos is set again once the workload's objects exist: op times count from the run.)
         (try
           (let [workload ((resolve! (get-in workloads [(:workload test) :ctor])) test)
                 test (assoc test :client (:client workload))
                 _ (let [c (client/open! (:client test) test (first (:nodes test)))]
                     (try (client/setup! c test) (finally (client/close! c test))))
                 nemesis (nemesis-for test)
-                test (assoc test :nemesis-invoke (:nemesis-invoke nemesis))]
+                test (assoc test :nemesis-invoke (:nemesis-invoke nemesis) :start-nanos (System/nanoTime))]
             (try
               (reset! history (runner/run! test (generator test workload nemesis)))
               (finally ((:teardown! nemesis))))
