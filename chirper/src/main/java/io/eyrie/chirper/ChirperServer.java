@@ -22,7 +22,8 @@ public final class ChirperServer extends StateMachine {
         .register(104, Ops.PostOp.class)
         .register(105, Ops.Follow.class)
         .register(106, Ops.Unfollow.class)
-        .register(107, Ops.GetTimeline.class);
+        .register(107, Ops.GetTimeline.class)
+        .register(108, Ops.SeedUser.class);
   }
 
   @Override
@@ -86,6 +87,16 @@ public final class ChirperServer extends StateMachine {
 
   @Override
   protected PRObject createObject(Command c) {
+    if (c.op() instanceof Ops.SeedUser s) {
+      User u = new User(s.user(), s.community());
+      for (long f : s.followers()) {
+        u.followers.add(f);
+      }
+      for (long f : s.followees()) {
+        u.followees.add(f);
+      }
+      return u;
+    }
     Ops.NewUser n = (Ops.NewUser) c.op();
     return new User(n.user(), n.community());
   }

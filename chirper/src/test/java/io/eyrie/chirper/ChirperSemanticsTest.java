@@ -1,6 +1,7 @@
 package io.eyrie.chirper;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
@@ -126,6 +127,30 @@ class ChirperSemanticsTest {
       assertEquals(null, a.knownFollowers(0));
       assertEquals(2, get(a.post(new Post(id++, 0, 4, "fourth"))).value());
       assertEquals(java.util.Set.of(1L, 3L), a.knownFollowers(0));
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void seededUsersHaveTheirEdgesAndStartInTheChosenPartition() throws Exception {
+    try (EmbeddedCluster c = cluster();
+         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+      // 0 is followed by 1 and 2; seeded in partitions 0, 1 and 2 (slots), not by community
+      assertTrue(get(a.proxy().sendCreate(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(0),
+          new Ops.SeedUser(0, 7, 0, new long[] {1, 2}, new long[0])))).isOk());
+      assertTrue(get(a.proxy().sendCreate(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(1),
+          new Ops.SeedUser(1, 7, 1, new long[0], new long[] {0})))).isOk());
+      assertTrue(get(a.proxy().sendCreate(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(2),
+          new Ops.SeedUser(2, 7, 2, new long[0], new long[] {0})))).isOk());
+      java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
+      for (long u = 0; u < 3; u++) {
+        assertTrue(get(a.timeline(u)).isEmpty()); // single-object reads: the client learns where u is
+        assertEquals(parts.get((int) u), a.proxy().cachedLocation(io.eyrie.core.ObjId.valueOf(u)), "slot placement of " + u);
+      }
+      assertEquals(2, get(a.post(new Post(1, 0, 1, "to my seeded followers"))).value());
+      assertEquals(List.of(1L), ids(get(a.timeline(1))));
+      assertEquals(List.of(1L), ids(get(a.timeline(2))));
+      assertFalse((Boolean) get(a.follow(1, 0)).value(), "the seeded edge exists");
     }
   }
 
