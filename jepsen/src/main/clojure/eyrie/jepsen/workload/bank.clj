@@ -84,17 +84,45 @@
 
 (defn explain-final
   "Is `target` (a vector of balance changes) the sum of some subset of `deltas`? Returns
-  {:explained? true|false|:unknown ...}. Breadth-first over reachable sums, memoized; gives up
-  with :unknown beyond `max-states` sums."
+  {:explained? true|false|:unknown ...}. A depth-first search over the deltas (take or leave
+  each), trying first the choice that brings the partial sum nearer the target, pruning every
+  partial sum from which the remaining deltas can no longer reach the target (per account they
+  can add at most the sum of their positive parts and take at most the sum of their negative
+  parts), and remembering the (step, partial sum) pairs that failed. Beyond `max-states`
+  visited pairs the answer is :unknown, never a guess."
   [target deltas max-states]
-  (let [zero (vec (repeat (count target) 0))]
-    (loop [reachable #{zero}, ds deltas]
-      (cond
-        (contains? reachable target) {:explained? true}
-        (> (count reachable) max-states) {:explained? :unknown :cause :state-limit :states (count reachable)}
-        (empty? ds) {:explained? false :states (count reachable)}
-        :else (let [d (first ds)]
-                (recur (into reachable (map #(v+ % d)) reachable) (rest ds)))))))
+  (let [deltas (vec deltas)
+        n (count deltas)
+        dims (count target)
+        zero (vec (repeat dims 0))
+        ;; suffix bounds: what deltas i..n-1 can still add, per account
+        lo (vec (reverse (reductions (fn [acc d] (mapv + acc (map #(min 0 %) d))) zero (reverse deltas))))
+        hi (vec (reverse (reductions (fn [acc d] (mapv + acc (map #(max 0 %) d))) zero (reverse deltas))))
+        feasible? (fn [i s] (let [l (lo i) h (hi i)]
+                              (loop [c 0]
+                                (or (= c dims)
+                                    (let [gap (- (target c) (s c))]
+                                      (and (<= (l c) gap (h c)) (recur (inc c))))))))
+        distance (fn [s] (reduce + (map #(Math/abs (long (- %1 %2))) target s)))
+        failed (java.util.HashSet.)
+        visited (long-array 1)]
+    (letfn [(search [i s]
+              (aset visited 0 (inc (aget visited 0)))
+              (cond
+                (> (aget visited 0) max-states) ::budget
+                (= s target) true
+                (or (= i n) (not (feasible? i s)) (.contains failed [i s])) false
+                :else (let [taken (v+ s (deltas i))
+                            order (if (< (distance taken) (distance s)) [taken s] [s taken])
+                            r (reduce (fn [_ nxt] (let [r (search (inc i) nxt)]
+                                                    (if (false? r) false (reduced r))))
+                                      false order)]
+                        (when (false? r) (.add failed [i s]))
+                        r)))]
+      (let [r (search 0 zero)]
+        (cond (= ::budget r) {:explained? :unknown :cause :search-limit :visited (aget visited 0)}
+              (true? r) {:explained? true :visited (aget visited 0)}
+              :else {:explained? false :visited (aget visited 0)})))))
 
 (defn checker
   "Reads conserve the total with no negative balance; the final read is explained by the ok

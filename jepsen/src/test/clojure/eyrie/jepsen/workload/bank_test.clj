@@ -30,5 +30,7 @@
   (is (false? (:valid? (bank/checker t (assoc-in good [7 :value] {0 14 1 12 2 4}) {})))))
 
 (deftest the-search-gives-up-with-unknown
-  (is (= :unknown (:explained? (bank/explain-final [100 -100] (repeat 40 [1 -1]) 10))))
+  (is (= :unknown (:explained? (bank/explain-final [3 -3] (repeat 40 [2 -2]) 10))) "odd: needs a search")
+  (is (false? (:explained? (bank/explain-final [3 -3] (repeat 40 [2 -2]) 100000))) "with budget: impossible")
+  (is (false? (:explained? (bank/explain-final [100 -100] (repeat 40 [1 -1]) 10))) "out of reach at once")
   (is (true? (:explained? (bank/explain-final [3 -3] (repeat 40 [1 -1]) 1000)))))
