@@ -40,7 +40,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  */
 public final class MulticastBenchmark {
 
-  record Row(String name, int groups, double opsPerSec, double p50, double p99, long errors, String cost) {}
+  /** One measured phase: throughput, latency percentiles (ms), errors and a cost description. */
+  public record Row(String name, int groups, double opsPerSec, double p50, double p99, long errors, String cost) {}
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = parse(args);
@@ -103,7 +104,8 @@ public final class MulticastBenchmark {
   }
 
   /** Closes clients without waiting: a Ratis client's close can wait long for its connections. */
-  private static void closeInBackground(List<? extends AutoCloseable> clients) {
+  /** Closes clients on a daemon thread (a client of a stopped group can take long to close). */
+  public static void closeInBackground(List<? extends AutoCloseable> clients) {
     Thread t = new Thread(() -> {
       for (AutoCloseable c : clients) {
         try {
@@ -130,7 +132,7 @@ public final class MulticastBenchmark {
   }
 
   /** Runs a closed loop with a fixed number of operations outstanding; measures after warm-up. */
-  static Row phase(String name, int groups, int outstanding, int warmupS, int durationS,
+  public static Row phase(String name, int groups, int outstanding, int warmupS, int durationS,
       Supplier<CompletableFuture<?>> op, Supplier<String> cost) {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicBoolean measuring = new AtomicBoolean();

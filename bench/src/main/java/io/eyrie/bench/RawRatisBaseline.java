@@ -30,7 +30,7 @@ import org.apache.ratis.util.TimeDuration;
  * RPC, on-disk log) whose state machine does nothing, driven by async clients, one Ratis request
  * per operation.
  */
-final class RawRatisBaseline implements AutoCloseable {
+public final class RawRatisBaseline implements AutoCloseable {
   private final List<RaftServer> servers = new ArrayList<>();
   private final RaftGroup group;
   private final File dir;
@@ -49,7 +49,8 @@ final class RawRatisBaseline implements AutoCloseable {
   private static final java.util.logging.Logger SHADED_NETTY_LOG =
       java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.netty");
 
-  RawRatisBaseline() throws IOException {
+  /** Starts the group (3 servers on loopback, on-disk logs in a temporary directory). */
+  public RawRatisBaseline() throws IOException {
     SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     dir = Files.createTempDirectory("eyrie-raw-ratis-").toFile();
     List<RaftPeer> peers = new ArrayList<>();
@@ -75,7 +76,8 @@ final class RawRatisBaseline implements AutoCloseable {
     }
   }
 
-  RaftClient newClient() {
+  /** A client of the group. */
+  public RaftClient newClient() {
     RaftProperties props = new RaftProperties();
     RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
     return RaftClient.newBuilder().setProperties(props).setRaftGroup(group).build();
