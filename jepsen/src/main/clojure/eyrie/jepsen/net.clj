@@ -3,8 +3,8 @@
   into a bridge `eyr0` in the root namespace. Node i has address 10.77.0.i; the bridge (and so
   the harness and its clients, in the root namespace) has 10.77.0.254 and reaches every node.
   Partitions are iptables DROP rules on INPUT inside the nodes' namespaces, so they cut nodes
-  off from each other, never from the harness. Needs root; installs iptables with apt-get when
-  it is missing."
+  off from each other, never from the harness. Needs root; installs iptables (and iproute2,
+  procps) with apt-get when missing."
   (:require [clojure.set :as set]
             [clojure.string :as str]
             [eyrie.jepsen.util :as util])
@@ -46,14 +46,19 @@
 
 (defn- in-ns! [node & args] (apply sh! "ip" "netns" "exec" (netns node) args))
 
-(defn ensure-iptables!
-  "Installs iptables with apt-get when it is missing."
+(defn- apt-install! [pkg]
+  (util/log "installing" pkg "(apt-get)")
+  (when-not (sh! {:may-fail true} "apt-get" "install" "-y" "-q" pkg)
+    (sh! "apt-get" "update" "-q")
+    (sh! "apt-get" "install" "-y" "-q" pkg)))
+
+(defn ensure-tools!
+  "Installs, with apt-get, what the harness runs and the machine lacks: iptables, ip
+  (iproute2) and kill (procps)."
   []
-  (when-not (sh! {:may-fail true} "sh" "-c" "command -v iptables")
-    (util/log "installing iptables (apt-get)")
-    (when-not (sh! {:may-fail true} "apt-get" "install" "-y" "-q" "iptables")
-      (sh! "apt-get" "update" "-q")
-      (sh! "apt-get" "install" "-y" "-q" "iptables"))))
+  (doseq [[cmd pkg] [["iptables" "iptables"] ["ip" "iproute2"] ["kill" "procps"]]]
+    (when-not (sh! {:may-fail true} "sh" "-c" (str "command -v " cmd))
+      (apt-install! pkg))))
 
 (defn teardown!
   "Removes the namespaces and the bridge of this harness (idempotent)."
@@ -73,7 +78,7 @@
   [test]
   (when-not (= "0" (str/trim (sh! "id" "-u")))
     (throw (ex-info "the jepsen harness needs root (network namespaces, iptables)" {})))
-  (ensure-iptables!)
+  (ensure-tools!)
   (teardown! test)
   (sh! "ip" "link" "add" bridge "type" "bridge")
   (sh! "ip" "addr" "add" (str bridge-ip "/24") "dev" bridge)
