@@ -1,5 +1,7 @@
 package io.eyrie.bench;
 
+import io.eyrie.chirper.Latencies;
+
 import io.eyrie.multicast.EchoDeliverers;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
@@ -178,7 +180,8 @@ public final class MulticastBenchmark {
     while (inFlight.get() > 0 && System.nanoTime() < deadline) {
       LockSupport.parkNanos(10_000_000L);
     }
-    Row row = new Row(name, groups, done.get() / secs, lat.quantileMs(0.5), lat.quantileMs(0.99), errors.get(),
+    double[] q = lat.quantilesMs(0, 0.5, 0.99);
+    Row row = new Row(name, groups, done.get() / secs, q[0], q[1], errors.get(),
         c);
     System.out.printf("  => %.0f ops/s, p50 %.2f ms, p99 %.2f ms, errors %d; %s%n", row.opsPerSec(), row.p50(),
         row.p99(), row.errors(), row.cost());

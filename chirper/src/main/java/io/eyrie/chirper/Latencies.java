@@ -5,25 +5,27 @@ import java.util.Arrays;
 /**
  * Command latencies in microseconds, appended from the clients' I/O threads. Keeping every value
  * (8 bytes per command) gives exact percentiles for the whole run and for any contiguous range of
- * appends, which is how the per-second progress line gets its own.
+ * appends, which is how the per-second progress line gets its own. The benchmarks use it too.
  */
-final class Latencies {
+public final class Latencies {
   private long[] micros = new long[1 << 14];
   private int size;
 
-  synchronized void add(long nanos) {
+  /** Appends a latency given in nanoseconds. */
+  public synchronized void add(long nanos) {
     if (size == micros.length) {
       micros = Arrays.copyOf(micros, size * 2);
     }
     micros[size++] = nanos / 1000;
   }
 
-  synchronized int size() {
+  /** Returns how many latencies were appended. */
+  public synchronized int size() {
     return size;
   }
 
   /** Returns the given quantiles, in milliseconds, of the values appended at index from..size-1. */
-  double[] quantilesMs(int from, double... qs) {
+  public double[] quantilesMs(int from, double... qs) {
     long[] copy;
     synchronized (this) {
       copy = Arrays.copyOfRange(micros, Math.min(from, size), size);
