@@ -121,7 +121,8 @@ public final class MulticastBenchmark {
     t.start();
   }
 
-  private static Map<String, Long> traffic(EmbeddedCluster c) {
+  /** Sums the nodes' traffic counters: start entries, channel batches, items and bytes. */
+  public static Map<String, Long> traffic(EmbeddedCluster c) {
     Map<String, Long> m = new HashMap<>(Map.of("entries", 0L, "batches", 0L, "items", 0L, "bytes", 0L));
     for (Node n : c.runningNodes().values()) {
       NodeTraffic t = n.traffic();

@@ -10,9 +10,7 @@ import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.NodeTraffic;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -254,11 +252,11 @@ public final class Table1 {
               .onSecond(quiet).run();
           samples.addAll(wr.samples());
         }
-        Map<String, Long> before = traffic(cluster);
+        Map<String, Long> before = MulticastBenchmark.traffic(cluster);
         LoadRunner.Result r = new LoadRunner(clients, new OpGenerator(w, graph),
             new LoadRunner.Config(Duration.ofSeconds(o.duration()), o.window(), Duration.ofSeconds(31), o.seed() + 1))
             .onSecond(quiet).run();
-        Map<String, Long> after = traffic(cluster);
+        Map<String, Long> after = MulticastBenchmark.traffic(cluster);
         for (LoadRunner.Sample s : r.samples()) {
           samples.add(new LoadRunner.Sample(s.second() + warm, s.commands(), s.moves(), s.retries(), s.fallbacks(),
               s.failures(), s.directShare(), s.p50Ms(), s.p99Ms()));
@@ -316,18 +314,6 @@ public final class Table1 {
         inFlight.clear();
       }
     }
-  }
-
-  static Map<String, Long> traffic(EmbeddedCluster c) {
-    Map<String, Long> m = new HashMap<>(Map.of("entries", 0L, "batches", 0L, "items", 0L, "bytes", 0L));
-    for (Node n : c.runningNodes().values()) {
-      NodeTraffic t = n.traffic();
-      m.merge("entries", t.startEntries(), Long::sum);
-      m.merge("batches", t.channelBatches(), Long::sum);
-      m.merge("items", t.channelItems(), Long::sum);
-      m.merge("bytes", t.channelBytes(), Long::sum);
-    }
-    return m;
   }
 
   // ---------------------------------------------------------------------------------------------
