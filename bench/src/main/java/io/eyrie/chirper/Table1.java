@@ -91,7 +91,7 @@ public final class Table1 {
   }
 
   /** The runner's options. */
-  record Options(List<Integer> partitions, List<String> workloads, int duration, int warmup, int postWarmup,
+  record Options(List<Integer> partitions, List<String> workloads, int duration, int warmup, int postWarmup, int followWarmup,
       int users, int follows, int communities, double inCommunity, int clients, int window, long seed, Path out, boolean baseline) {}
 
   private Table1() {}
@@ -111,7 +111,8 @@ public final class Table1 {
 
   static final String USAGE = """
       usage: bin/bench table1 [--partitions 1,2,4,8] [--workloads timeline,post,follow,mix]
-                              [--duration S] [--warmup S] [--post-warmup S] [--users N] [--follows N]
+                              [--duration S] [--warmup S] [--post-warmup S] [--follow-warmup S]
+                              [--users N] [--follows N]
                               [--communities N] [--in-community F] [--clients N] [--window N] [--seed N] [--no-baseline]
                               [--out DIR]""";
 
@@ -141,6 +142,7 @@ public final class Table1 {
     int duration = Integer.parseInt(m.getOrDefault("duration", "20"));
     int warmup = Integer.parseInt(m.getOrDefault("warmup", "10"));
     return new Options(parts, ws, duration, warmup, Integer.parseInt(m.getOrDefault("post-warmup", String.valueOf(warmup))),
+        Integer.parseInt(m.getOrDefault("follow-warmup", String.valueOf(warmup))),
         Integer.parseInt(m.getOrDefault("users", "1000")), Integer.parseInt(m.getOrDefault("follows", "10")),
         Integer.parseInt(m.getOrDefault("communities", "64")), Double.parseDouble(m.getOrDefault("in-community", "1.0")), Integer.parseInt(m.getOrDefault("clients", "4")),
         Integer.parseInt(m.getOrDefault("window", "16")), Long.parseLong(m.getOrDefault("seed", "42")),
@@ -150,9 +152,10 @@ public final class Table1 {
   /** Runs every cell and writes the outputs; returns the exit code. */
   static int run(Options o, PrintStream out) throws Exception {
     Files.createDirectories(o.out());
-    out.printf(Locale.ROOT, "Table 1: partitions %s, workloads %s, %d s warm-up (post %d s) + %d s measured per mode;"
+    out.printf(Locale.ROOT, "Table 1: partitions %s, workloads %s, %d s warm-up (post %d s, follow %d s) + %d s measured per mode;"
         + " %d users in %d communities, %d follows each, %.0f%% inside the community; %d clients x window %d; seed %d%n",
-        o.partitions(), o.workloads(), o.warmup(), o.postWarmup(), o.duration(), o.users(), o.communities(), o.follows(),
+        o.partitions(), o.workloads(), o.warmup(), o.postWarmup(), o.followWarmup(), o.duration(), o.users(),
+        o.communities(), o.follows(),
         100 * o.inCommunity(), o.clients(), o.window(), o.seed());
     List<Cell> cells = new ArrayList<>();
     MulticastBenchmark.Row baseline = null;
@@ -245,7 +248,7 @@ public final class Table1 {
         seed(graph, clients.get(0).proxy(), partitions);
         ProgressLine quiet = new ProgressLine(new PrintStream(java.io.OutputStream.nullOutputStream()), false, 1);
         List<LoadRunner.Sample> samples = new ArrayList<>();
-        int warm = w == Workload.POST ? o.postWarmup() : o.warmup();
+        int warm = w == Workload.POST ? o.postWarmup() : w == Workload.FOLLOW ? o.followWarmup() : o.warmup();
         if (warm > 0) {
           LoadRunner.Result wr = new LoadRunner(clients, new OpGenerator(w, graph),
               new LoadRunner.Config(Duration.ofSeconds(warm), o.window(), Duration.ofSeconds(31), o.seed()))
@@ -360,9 +363,10 @@ public final class Table1 {
     sb.append(String.format(Locale.ROOT, "Embedded cluster of 3 nodes in one JVM (the oracle and P partitions, 3 replicas"
         + " each), %d users in %d communities with %d follows each (%.0f%% inside the user's community), users start"
         + " in hashed partitions;"
-        + " %d clients x %d outstanding; %d s warm-up (Post %d s) then %d s measured per mode; seed %d. All partitions"
+        + " %d clients x %d outstanding; %d s warm-up (Post %d s, Follow/unfollow %d s) then %d s measured per mode;"
+        + " seed %d. All partitions"
         + " share this machine's CPUs.%n%n", o.users(), o.communities(), o.follows(), 100 * o.inCommunity(), o.clients(), o.window(),
-        o.warmup(), o.postWarmup(), o.duration(), o.seed()));
+        o.warmup(), o.postWarmup(), o.followWarmup(), o.duration(), o.seed()));
     StringBuilder head = new StringBuilder("| |");
     StringBuilder sep = new StringBuilder("|---|");
     for (String w : o.workloads()) {
