@@ -154,6 +154,56 @@ class ChirperSemanticsTest {
     }
   }
 
+  @Test
+  @Timeout(120)
+  void multiPartitionCommandsGatherUsersInTheirCommunityHome() throws Exception {
+    try (EmbeddedCluster c = cluster();
+         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
+         ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+      java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
+      // Community 1's home is partition 1. Users 10 and 11 start in partition 0, 12 in
+      // partition 2: the majority rule would gather a post of 10 in partition 0.
+      seed(a, 10, 1, 0, new long[] {11, 12}, new long[0]);
+      seed(a, 11, 1, 0, new long[0], new long[] {10});
+      seed(a, 12, 1, 2, new long[0], new long[] {10});
+      // Community 2's home is partition 2; 13 and 14 start in partitions 0 and 1 (a follow's
+      // pair has no majority).
+      seed(a, 13, 2, 0, new long[0], new long[0]);
+      seed(a, 14, 2, 1, new long[0], new long[0]);
+      assertEquals(2, get(a.post(new Post(100, 10, 1, "gathered"))).value());
+      assertTrue((Boolean) get(a.follow(13, 14)).value());
+      for (long u = 10; u <= 14; u++) {
+        get(b.timeline(u)); // a fresh client asks the oracle where u is
+        int community = u <= 12 ? 1 : 2;
+        assertEquals(parts.get(community), b.proxy().cachedLocation(io.eyrie.core.ObjId.valueOf(u)), "user " + u);
+      }
+      assertEquals(List.of(100L), ids(get(b.timeline(11))));
+      assertEquals(List.of(100L), ids(get(b.timeline(12))));
+    }
+  }
+
+  @Test
+  void theOracleKeepsCommunitiesInItsSnapshot() {
+    ChirperOracle o = new ChirperOracle();
+    o.created(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(5), new Ops.NewUser(5, 9)), null);
+    o.created(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(6),
+        new Ops.SeedUser(6, 3, 0, new long[0], new long[0])), null);
+    o.created(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(7), new Ops.NewUser(7, 4)), null);
+    o.deleted(io.eyrie.core.ObjId.valueOf(7));
+    ChirperOracle r = new ChirperOracle();
+    r.restore(o.snapshot());
+    assertEquals(9, r.communityOf(5));
+    assertEquals(3, r.communityOf(6));
+    assertEquals(null, r.communityOf(7));
+    assertTrue(java.util.Arrays.equals(o.snapshot(), r.snapshot()));
+  }
+
+  private static void seed(ChirperClient a, long u, int community, int slot, long[] followers, long[] followees)
+      throws Exception {
+    assertTrue(get(a.proxy().sendCreate(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(u),
+        new Ops.SeedUser(u, community, slot, followers, followees)))).isOk());
+  }
+
   private static List<Long> ids(List<Post> timeline) {
     List<Long> out = new ArrayList<>();
     timeline.forEach(p -> out.add(p.id()));

@@ -96,6 +96,24 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
   }
 
   /**
+   * Called while applying the log when a create succeeds, after the object was placed: a
+   * subclass may remember attributes of the new object (for {@link #getTargetPartition}). Must
+   * be deterministic, and what it keeps must be in {@link #snapshotExtra}.
+   *
+   * @param create the create command
+   * @param at the partition the object was placed in
+   */
+  protected void created(Command create, GroupId at) {}
+
+  /**
+   * Called while applying the log when an object is deleted; the counterpart of
+   * {@link #created}.
+   *
+   * @param id the deleted object
+   */
+  protected void deleted(ObjId id) {}
+
+  /**
    * Returns the partition where a new object is created. Must be deterministic (it is also
    * evaluated while applying the log). The default is the partition with the fewest objects.
    *
@@ -170,6 +188,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
       int status = locations.containsKey(id) ? Msgs.NOK : Msgs.OK;
       if (status == Msgs.OK) {
         place(id, c.partition());
+        created(c.cmd(), c.partition());
       }
       ctx.send(c.partition(), new Verdict(status, c.partition()));
       return Execution.done();
@@ -181,6 +200,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
         status = Msgs.OK;
       } else if (at.equals(d.partition())) {
         place(id, null);
+        deleted(id);
         status = Msgs.OK;
       } else {
         status = Msgs.RETRY;
@@ -196,11 +216,15 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
         } else {
           GroupId at = getObjectPlacement(cmd);
           place(cmd.target(), at);
+          created(cmd, at);
           v = new Verdict(Msgs.OK, at);
         }
       } else if (cmd.kind() == Command.Kind.DELETE) {
         GroupId at = locations.get(cmd.target());
-        place(cmd.target(), null);
+        if (at != null) {
+          place(cmd.target(), null);
+          deleted(cmd.target());
+        }
         v = new Verdict(Msgs.OK, at);
       }
       if (v != null) {
