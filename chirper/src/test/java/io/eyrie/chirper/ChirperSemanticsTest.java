@@ -170,8 +170,16 @@ class ChirperSemanticsTest {
       // pair has no majority).
       seed(a, 13, 2, 0, new long[0], new long[0]);
       seed(a, 14, 2, 1, new long[0], new long[0]);
+      get(b.timeline(13)); // b caches 13 in partition 0 and 14 in partition 1
+      get(b.timeline(14));
+      assertEquals(parts.get(0), b.proxy().cachedLocation(io.eyrie.core.ObjId.valueOf(13)));
       assertEquals(2, get(a.post(new Post(100, 10, 1, "gathered"))).value());
       assertTrue((Boolean) get(a.follow(13, 14)).value());
+      // b's cache is stale and spread over two partitions: b asks the oracle instead of moving
+      // users on its own (which would pull one of them out of its home again).
+      long movesBefore = b.proxy().stats().moves();
+      assertTrue((Boolean) get(b.follow(14, 13)).value());
+      assertEquals(movesBefore, b.proxy().stats().moves(), "no move by the stale client");
       for (long u = 10; u <= 14; u++) {
         get(b.timeline(u)); // a fresh client asks the oracle where u is
         int community = u <= 12 ? 1 : 2;

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The DS-SMR client proxy (the paper's Algorithm 2): sends commands to the partitions that hold
- * their objects, using a location cache and consulting the oracle on a miss or after a retry;
+ * their objects, using a location cache and consulting the oracle on a miss, after a retry, and
+ * (in DS-SMR) when the cached locations of a command's objects are in several partitions;
  * moves the objects of a multi-partition command to one partition first; retries when told to;
  * and after {@link Builder#retryThreshold} retries executes the command with S-SMR on every
  * partition, so every command terminates.
@@ -245,6 +246,13 @@ public final class Client implements AutoCloseable {
           break;
         }
         where.put(id, g);
+      }
+      // In DS-SMR a command whose cached objects are spread over partitions would move some of
+      // them. The oracle chooses where to gather them (the application's rule) and knows where
+      // they are now (the cache is often stale when objects move), so ask it first: the
+      // consult costs one read-only query, a wrong move a multi-group multicast and a retry.
+      if (where != null && mode == Mode.DSSMR && new java.util.HashSet<>(where.values()).size() > 1) {
+        where = null;
       }
       if (where != null) {
         cacheHits.incrementAndGet();
