@@ -66,7 +66,7 @@ public final class MulticastBenchmark {
       Message msg = Message.valueOf(ByteString.copyFrom(payload));
       AtomicInteger rr = new AtomicInteger();
       rows.add(phase("raw Ratis, no-op SM", 1, clients * window, warmup, duration,
-          () -> rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())).async().send(msg), () -> "1 log entry per op"));
+          () -> raw.send(rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())), msg), () -> "1 log entry per op"));
       closeInBackground(rc);
     }
 

@@ -220,7 +220,7 @@ public final class Table1 {
       AtomicInteger rr = new AtomicInteger();
       MulticastBenchmark.Row r = MulticastBenchmark.phase("raw Ratis, no-op SM", 1, o.clients() * o.window(),
           Math.min(o.warmup(), 5), o.duration(),
-          () -> rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())).async().send(msg), () -> "1 log entry per op");
+          () -> raw.send(rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())), msg), () -> "1 log entry per op");
       MulticastBenchmark.closeInBackground(rc);
       out.printf(Locale.ROOT, "    %.0f ops/s, p50 %.1f ms, p99 %.1f ms%n", r.opsPerSec(), r.p50(), r.p99());
       return r;
