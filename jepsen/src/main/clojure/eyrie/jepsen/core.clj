@@ -118,7 +118,7 @@
   (let [run (Paths/get (:store test) (make-array String 0))]
     (try
       (relink! (.resolve (.getParent run) "latest") run)
-      (relink! (Paths/get (:store-root test) (into-array String ["latest"])) run)
+      (relink! (.toAbsolutePath (Paths/get (str (:store-root test)) (into-array String ["latest"]))) run)
       (catch Exception e (util/log "cannot link latest:" e)))))
 
 (defn- write-edn! [file x]

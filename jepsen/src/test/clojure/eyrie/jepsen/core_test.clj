@@ -36,3 +36,11 @@
     (testing "latest links"
       (is (= (.getCanonicalPath dir) (.getCanonicalPath (io/file store "latest"))))
       (is (= (.getCanonicalPath dir) (.getCanonicalPath (io/file store "register-none" "latest")))))))
+
+(deftest latest-links-with-a-relative-store
+  ;; The default store ("store") is relative; the run's directory is absolute.
+  (let [root (io/file "target" "jepsen-relative-store")
+        t (core/prepare-store! {:store-root (.getPath root) :name "register-none"})]
+    (core/link-latest! t)
+    (is (= (.getCanonicalPath (io/file (:store t))) (.getCanonicalPath (io/file root "latest"))))
+    (is (= (.getCanonicalPath (io/file (:store t))) (.getCanonicalPath (io/file root "register-none" "latest"))))))
