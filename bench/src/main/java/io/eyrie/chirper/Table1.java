@@ -1,6 +1,5 @@
 package io.eyrie.chirper;
 
-import io.eyrie.bench.LineChart;
 import io.eyrie.bench.MulticastBenchmark;
 import io.eyrie.bench.RawRatisBaseline;
 import io.eyrie.core.Client;

@@ -64,6 +64,11 @@ final class Chart {
     } finally {
       g.dispose();
     }
+    writePng(img, file);
+  }
+
+  /** Writes an image as a PNG file, creating its directory. */
+  static void writePng(BufferedImage img, Path file) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     if (dir != null) {
       Files.createDirectories(dir);
@@ -141,7 +146,8 @@ final class Chart {
     return Math.max(nice * p, 1e-9);
   }
 
-  private static String number(double v) {
+  /** Formats an axis label: integers with thousands separators, others with two decimals. */
+  static String number(double v) {
     if (Math.abs(v - Math.rint(v)) < 1e-9) {
       return String.format(Locale.ROOT, "%,d", (long) Math.rint(v));
     }

@@ -1,4 +1,4 @@
-package io.eyrie.bench;
+package io.eyrie.chirper;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -10,12 +10,9 @@ import java.awt.geom.Ellipse2D;
 import java.awt.geom.Path2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import javax.imageio.ImageIO;
 
 /**
  * A PNG of one or more panels side by side, each with line series over a numeric x axis (drawn
@@ -67,13 +64,7 @@ public final class LineChart {
     } finally {
       g.dispose();
     }
-    Path dir = file.toAbsolutePath().getParent();
-    if (dir != null) {
-      Files.createDirectories(dir);
-    }
-    if (!ImageIO.write(img, "png", file.toFile())) {
-      throw new IOException("no PNG writer available");
-    }
+    Chart.writePng(img, file);
   }
 
   private static void panel(Graphics2D g, int left, int top, Panel p) {
@@ -95,7 +86,7 @@ public final class LineChart {
     if (maxX == minX) {
       maxX = minX + 1;
     }
-    double stepY = niceStep(Math.max(maxY, 1e-9) / 5);
+    double stepY = Chart.niceStep(Math.max(maxY, 1e-9) / 5);
     double topY = Math.max(stepY, Math.ceil(maxY / stepY) * stepY);
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
     g.setColor(Color.BLACK);
@@ -107,7 +98,7 @@ public final class LineChart {
       g.setColor(new Color(0xe0e0e0));
       g.drawLine(left, py, left + PANEL_W, py);
       g.setColor(Color.DARK_GRAY);
-      String t = number(v);
+      String t = Chart.number(v);
       g.drawString(t, left - 6 - fm.stringWidth(t), py + 4);
     }
     List<Double> ticks = new ArrayList<>();
@@ -116,7 +107,7 @@ public final class LineChart {
         ticks.add(x);
       }
     } else {
-      double stepX = niceStep((maxX - minX) / 8);
+      double stepX = Chart.niceStep((maxX - minX) / 8);
       for (double x = Math.ceil(minX / stepX) * stepX; x <= maxX + 1e-9; x += stepX) {
         ticks.add(x);
       }
@@ -124,7 +115,7 @@ public final class LineChart {
     for (double x : ticks) {
       int px = left + (int) Math.round((x - minX) / (maxX - minX) * PANEL_W);
       g.setColor(Color.DARK_GRAY);
-      String t = p.log2X() ? number(Math.pow(2, x)) : number(x);
+      String t = p.log2X() ? Chart.number(Math.pow(2, x)) : Chart.number(x);
       g.drawString(t, px - fm.stringWidth(t) / 2, top + PANEL_H + 16);
     }
     g.setColor(Color.BLACK);
@@ -164,19 +155,5 @@ public final class LineChart {
     return Math.log(Math.max(v, 1e-9)) / Math.log(2);
   }
 
-  static double niceStep(double raw) {
-    if (raw <= 0) {
-      return 1;
-    }
-    double p = Math.pow(10, Math.floor(Math.log10(raw)));
-    double f = raw / p;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
-  }
 
-  private static String number(double v) {
-    if (Math.abs(v - Math.rint(v)) < 1e-9) {
-      return String.format(Locale.ROOT, "%d", (long) Math.rint(v));
-    }
-    return String.format(Locale.ROOT, "%.2f", v);
-  }
 }
