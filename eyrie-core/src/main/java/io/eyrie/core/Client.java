@@ -129,7 +129,7 @@ public final class Client implements AutoCloseable {
    * Deletes an object.
    *
    * @param command a {@link Command.Kind#DELETE} command
-   * @return ok (also if the object did not exist)
+   * @return ok, or nok if the object does not exist
    */
   public CompletableFuture<Reply> sendDelete(Command command) {
     return send(command, Command.Kind.DELETE, null);
@@ -189,7 +189,8 @@ public final class Client implements AutoCloseable {
     }
     return locate(a).thenCompose(p -> {
       if (p.status() == Msgs.NOK) {
-        return CompletableFuture.completedFuture(Reply.nok("no such object, or it exists already: " + a.cmd.objects()));
+        return CompletableFuture.completedFuture(Reply.nok(a.cmd.kind() == Command.Kind.CREATE
+            ? "object " + a.cmd.target() + " already exists" : "no such object among " + a.cmd.objects()));
       }
       if (p.status() == Msgs.OK) {
         return CompletableFuture.completedFuture(Reply.ok(null));

@@ -4,6 +4,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.internal.Msgs;
 import io.eyrie.core.internal.Msgs.AccessReq;
+import io.eyrie.core.internal.Msgs.Begun;
 import io.eyrie.core.internal.Msgs.CoreReply;
 import io.eyrie.core.internal.Msgs.CreateReq;
 import io.eyrie.core.internal.Msgs.DeleteReq;
@@ -11,6 +12,7 @@ import io.eyrie.core.internal.Msgs.MoveReq;
 import io.eyrie.core.internal.Msgs.SsmrReq;
 import io.eyrie.core.internal.Msgs.Values;
 import io.eyrie.core.internal.Msgs.Verdict;
+import io.eyrie.core.internal.Validation;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
@@ -124,6 +126,10 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
   @Override
   public final Execution deliver(ExecutionContext ctx) {
     Object p = ctx.payload();
+    String invalid = Validation.check(p, ctx.dests(), cluster);
+    if (invalid != null) {
+      return Execution.error(invalid);
+    }
     if (p instanceof AccessReq a) {
       for (ObjId id : a.cmd().objects()) {
         if (!objects.containsKey(id)) {
@@ -146,9 +152,14 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
       }
       return Execution.awaitFrom(List.of(m.src()));
     } else if (p instanceof CreateReq || p instanceof DeleteReq) {
+      // Execution atomicity: the oracle changes its map (which consults read) and sends its
+      // verdict only after this partition has reached the command here, so nothing ordered
+      // before it here can observe the change, and nothing after it can miss it.
+      ctx.send(cluster.oracle(), new Begun(self));
       return Execution.awaitFrom(List.of(cluster.oracle()));
     } else if (p instanceof SsmrReq s) {
       if (s.cmd().kind() != Command.Kind.ACCESS) {
+        ctx.send(cluster.oracle(), new Begun(self));
         return Execution.awaitFrom(List.of(cluster.oracle()));
       }
       List<GroupId> others = otherPartitions(ctx);
@@ -180,11 +191,7 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
       return Execution.reply(create(c.cmd(), v));
     } else if (p instanceof DeleteReq d) {
       Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
-      if (v.status() == Msgs.OK) {
-        objects.remove(d.cmd().target());
-        return Execution.reply(CoreReply.ok(null));
-      }
-      return Execution.reply(v.status() == Msgs.RETRY ? CoreReply.retry(null) : CoreReply.nok("refused"));
+      return Execution.reply(delete(d.cmd(), v));
     } else if (p instanceof SsmrReq s) {
       return ssmrExecute(ctx, s);
     }
@@ -192,6 +199,9 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
   }
 
   private CoreReply create(Command cmd, Verdict v) {
+    if (v.status() == Msgs.RETRY) {
+      return CoreReply.retry(null);
+    }
     if (v.status() != Msgs.OK) {
       return CoreReply.nok("object " + cmd.target() + " already exists");
     }
@@ -207,15 +217,22 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
     return CoreReply.ok(null);
   }
 
+  /** Applies the oracle's verdict on a delete: OK removes the object wherever it is here. */
+  private CoreReply delete(Command cmd, Verdict v) {
+    if (v.status() == Msgs.OK) {
+      objects.remove(cmd.target());
+      return CoreReply.ok(null);
+    }
+    return v.status() == Msgs.RETRY ? CoreReply.retry(null) : CoreReply.nok("object " + cmd.target() + " does not exist");
+  }
+
   private Execution ssmrExecute(ExecutionContext ctx, SsmrReq s) {
     Command cmd = s.cmd();
     if (cmd.kind() == Command.Kind.CREATE) {
       return Execution.reply(create(cmd, (Verdict) ctx.received(cluster.oracle()).get(0)));
     }
     if (cmd.kind() == Command.Kind.DELETE) {
-      Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
-      objects.remove(cmd.target());
-      return Execution.reply(v.status() == Msgs.OK ? CoreReply.ok(null) : CoreReply.nok("refused"));
+      return Execution.reply(delete(cmd, (Verdict) ctx.received(cluster.oracle()).get(0)));
     }
     // The combined view: local objects (writes stick) and copies of the others' (writes vanish).
     TreeMap<ObjId, PRObject> combined = new TreeMap<>();
@@ -234,6 +251,12 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
     }
     for (ObjId id : cmd.objects()) {
       if (!combined.containsKey(id)) {
+        // Only a command that reached every partition knows that the object exists nowhere; one
+        // sent to the partitions a (possibly stale) cache named must look again.
+        if (!ctx.dests().containsAll(cluster.partitions())) {
+          retries++;
+          return Execution.reply(CoreReply.retry(null));
+        }
         return Execution.reply(CoreReply.nok("object " + id + " does not exist"));
       }
     }

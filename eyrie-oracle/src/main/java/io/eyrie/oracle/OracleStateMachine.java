@@ -14,12 +14,14 @@ import io.eyrie.core.internal.Msgs.MoveReq;
 import io.eyrie.core.internal.Msgs.Prophecy;
 import io.eyrie.core.internal.Msgs.SsmrReq;
 import io.eyrie.core.internal.Msgs.Verdict;
+import io.eyrie.core.internal.Validation;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +43,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
   private final TreeMap<ObjId, GroupId> locations = new TreeMap<>();
   private final TreeMap<GroupId, Long> load = new TreeMap<>();
   private GroupId self;
+  private ClusterConfig cluster;
   private List<GroupId> partitions = List.of();
   private Codec codec;
 
@@ -50,6 +53,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
   @Override
   public final void init(GroupId self, ClusterConfig cluster, Codec codec) {
     this.self = self;
+    this.cluster = cluster;
     this.partitions = cluster.partitions();
     this.codec = codec;
     for (GroupId p : partitions) {
@@ -163,7 +167,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
       case DELETE -> {
         GroupId g = locations.get(cmd.target());
         if (g == null) {
-          return new Prophecy(Msgs.OK, null, null);
+          return new Prophecy(Msgs.NOK, null, null);
         }
         TreeMap<ObjId, GroupId> where = new TreeMap<>();
         where.put(cmd.target(), g);
@@ -176,7 +180,12 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
   @Override
   public Execution deliver(ExecutionContext ctx) {
     Object p = ctx.payload();
+    String invalid = Validation.check(p, ctx.dests(), cluster);
+    if (invalid != null) {
+      return Execution.error(invalid);
+    }
     if (p instanceof MoveReq m) {
+      // A location is only a hint (a stale one costs a retry), so a move needs no wait here.
       for (ObjId id : m.objs()) {
         if (m.src().equals(locations.get(id))) {
           place(id, m.dst());
@@ -184,6 +193,29 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
       }
       return Execution.done();
     } else if (p instanceof CreateReq c) {
+      return Execution.awaitFrom(List.of(c.partition()));
+    } else if (p instanceof DeleteReq d) {
+      return Execution.awaitFrom(List.of(d.partition()));
+    } else if (p instanceof SsmrReq s) {
+      if (s.cmd().kind() == Command.Kind.ACCESS) {
+        return Execution.done();
+      }
+      return Execution.awaitFrom(partitionsOf(ctx));
+    }
+    return Execution.error("the oracle cannot execute " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  /*
+   * Execution atomicity (docs/design.md): a create or delete changes the map that consults read,
+   * and its verdict lets the partitions finish it, so both happen only here, once every partition
+   * destination has reached the command at the head of its queue (its Begun item). Deciding at
+   * delivery instead let a consult see a delete that a partition would still order after a later
+   * read of the old value.
+   */
+  @Override
+  public Execution resume(ExecutionContext ctx) {
+    Object p = ctx.payload();
+    if (p instanceof CreateReq c) {
       ObjId id = c.cmd().target();
       int status = locations.containsKey(id) ? Msgs.NOK : Msgs.OK;
       if (status == Msgs.OK) {
@@ -197,7 +229,7 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
       GroupId at = locations.get(id);
       int status;
       if (at == null) {
-        status = Msgs.OK;
+        status = Msgs.NOK;
       } else if (at.equals(d.partition())) {
         place(id, null);
         deleted(id);
@@ -209,34 +241,40 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
       return Execution.done();
     } else if (p instanceof SsmrReq s) {
       Command cmd = s.cmd();
-      Verdict v = null;
+      Verdict v;
+      GroupId at = locations.get(cmd.target());
       if (cmd.kind() == Command.Kind.CREATE) {
-        if (locations.containsKey(cmd.target())) {
-          v = new Verdict(Msgs.NOK, locations.get(cmd.target()));
+        if (at != null) {
+          v = new Verdict(Msgs.NOK, at);
         } else {
-          GroupId at = getObjectPlacement(cmd);
+          at = getObjectPlacement(cmd);
           place(cmd.target(), at);
           created(cmd, at);
           v = new Verdict(Msgs.OK, at);
         }
-      } else if (cmd.kind() == Command.Kind.DELETE) {
-        GroupId at = locations.get(cmd.target());
+      } else {
         if (at != null) {
           place(cmd.target(), null);
           deleted(cmd.target());
         }
-        v = new Verdict(Msgs.OK, at);
+        v = new Verdict(at != null ? Msgs.OK : Msgs.NOK, at);
       }
-      if (v != null) {
-        for (GroupId g : ctx.dests()) {
-          if (!g.equals(self)) {
-            ctx.send(g, v);
-          }
-        }
+      for (GroupId g : partitionsOf(ctx)) {
+        ctx.send(g, v);
       }
       return Execution.done();
     }
-    return Execution.error("the oracle cannot execute " + (p == null ? null : p.getClass().getSimpleName()));
+    return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  private List<GroupId> partitionsOf(ExecutionContext ctx) {
+    List<GroupId> out = new ArrayList<>();
+    for (GroupId g : ctx.dests()) {
+      if (!g.equals(self)) {
+        out.add(g);
+      }
+    }
+    return out;
   }
 
   private void place(ObjId id, GroupId at) {

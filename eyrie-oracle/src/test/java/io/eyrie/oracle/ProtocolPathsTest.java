@@ -92,12 +92,14 @@ class ProtocolPathsTest {
   }
 
   @Test
-  void deletingAMissingObjectIsOk() throws Exception {
-    assertTrue(get(client.sendDelete(Command.delete(id(999_002), null))).isOk());
+  void deletingAMissingObjectIsNok() throws Exception {
+    assertFalse(get(client.sendDelete(Command.delete(id(999_002), null))).isOk(), "never existed");
     create(1_002, 1);
     assertTrue(get(client.sendDelete(Command.delete(id(1_002), null))).isOk());
     assertFalse(get(client.sendAccess(Command.access(new BankOps.Read(), id(1_002)))).isOk(), "deleted");
-    assertTrue(get(client.sendDelete(Command.delete(id(1_002), null))).isOk(), "deleting again is ok");
+    Reply again = get(client.sendDelete(Command.delete(id(1_002), null)));
+    assertFalse(again.isOk(), "deleting again finds nothing");
+    assertTrue(again.reason().contains("1002") || again.reason().contains("no such object"), again.reason());
   }
 
   @Test

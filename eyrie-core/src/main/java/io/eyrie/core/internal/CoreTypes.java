@@ -26,6 +26,7 @@ public final class CoreTypes {
         .registerEyrie(53, Msgs.StatsReq.class)
         .registerEyrie(54, Msgs.PartitionStatsReply.class)
         .registerEyrie(55, Msgs.OracleMapReply.class)
-        .registerEyrie(56, Msgs.CoreReply.class);
+        .registerEyrie(56, Msgs.CoreReply.class)
+        .registerEyrie(57, Msgs.Begun.class);
   }
 }

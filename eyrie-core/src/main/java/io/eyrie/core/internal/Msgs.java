@@ -36,6 +36,14 @@ public final class Msgs {
   /** Channel item: the oracle's verdict on a create or delete, and where the object is (or goes). */
   public record Verdict(int status, GroupId location) {}
 
+  /**
+   * Channel item from a partition to the oracle: the partition has reached a create or delete at
+   * the head of its execution queue (everything ordered before it there is done, everything
+   * arriving later is ordered after it). The oracle changes its map and sends its verdict only
+   * once every partition destination has sent this (execution atomicity).
+   */
+  public record Begun(GroupId partition) {}
+
   /** Query to the oracle: where are the command's objects, or what is the outcome. */
   public record ConsultReq(Command cmd) {}
 
