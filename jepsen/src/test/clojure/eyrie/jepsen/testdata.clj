@@ -1,30 +1,35 @@
 (ns eyrie.jepsen.testdata
-  "Locates the shared test data: `../shared/testdata/` relative to the repository root
-  (the repo and `shared/` are siblings). The system property eyrie.testdata.dir (set by
-  the pom) is tried first, then every ancestor of the working directory is searched for
-  `shared/testdata`."
+  "Locates optional external test data (the Knossos corpus), which the repository does
+  not carry. The system property eyrie.testdata.dir names the directory when set
+  (e.g. `./mvnw test -Deyrie.testdata.dir=/data/testdata`); otherwise it is
+  `../shared/testdata` relative to the repository root, found at run time as the
+  nearest ancestor of the working directory that holds `mvnw` and `jepsen/`. Tests that
+  need such data skip, saying so, when it is absent."
   (:require [clojure.java.io :as io]))
 
-(defn- candidates []
-  (concat
-   (when-let [p (System/getProperty "eyrie.testdata.dir")] [(io/file p)])
-   (->> (.getCanonicalFile (io/file (System/getProperty "user.dir")))
-        (iterate #(.getParentFile ^java.io.File %))
-        (take-while some?)
-        (map #(io/file % "shared" "testdata")))))
-
-(defn dir
-  "The test data directory containing `sub` (e.g. \"knossos-cas-register\"), or nil."
-  [sub]
-  (->> (candidates)
-       (map #(.getCanonicalFile (io/file % sub)))
-       (filter #(.isDirectory ^java.io.File %))
+(defn repo-root
+  "The repository root: the nearest ancestor of the working directory (itself included)
+  holding `mvnw` and a `jepsen` directory, or nil."
+  []
+  (->> (.getCanonicalFile (io/file (System/getProperty "user.dir")))
+       (iterate #(.getParentFile ^java.io.File %))
+       (take-while some?)
+       (filter #(and (.isFile (io/file % "mvnw")) (.isDirectory (io/file % "jepsen"))))
        first))
 
-(defn searched
-  "Where `dir` looked, for error messages."
+(defn base-dir
+  "Where external test data is looked for (a File, which may not exist)."
+  []
+  (if-let [p (System/getProperty "eyrie.testdata.dir")]
+    (io/file p)
+    (io/file (or (repo-root) (io/file (System/getProperty "user.dir"))) ".." "shared" "testdata")))
+
+(defn dir
+  "The existing directory `sub` (e.g. \"knossos-cas-register/good\") under `base-dir`,
+  canonical, or nil."
   [sub]
-  (mapv #(str (io/file % sub)) (candidates)))
+  (let [f (.getCanonicalFile (io/file (base-dir) sub))]
+    (when (.isDirectory f) f)))
 
 (defn edn-files
   "The .edn files directly in dir, sorted by name."
