@@ -101,6 +101,7 @@ public final class MulticastBenchmark {
       }
       closeInBackground(mc);
     }
+    rows.addAll(DssmrOpsBenchmark.run(clients, window, warmup, duration));
     write(out, rows, clients, window, warmup, duration);
     System.exit(0);
   }
@@ -205,7 +206,8 @@ public final class MulticastBenchmark {
         .append(" cores (everything, clients included, shares them). ")
         .append(String.format(Locale.ROOT, "%d clients x %d outstanding, %d s warm-up, %d s measured, 64-byte payloads; ",
             clients, window, warmup, duration))
-        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers.\n\n")
+        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers; the last rows are DS-SMR ")
+        .append("through the public client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n")
         .append("| path | groups | ops/s | p50 ms | p99 ms | errors | cost per op |\n|---|---|---|---|---|---|---|\n");
     double raw = rows.get(0).opsPerSec();
     for (Row r : rows) {
