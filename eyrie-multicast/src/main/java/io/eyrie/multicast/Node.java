@@ -316,10 +316,13 @@ public final class Node implements AutoCloseable {
       }
       // A request for the same message already waiting here means this node submitted it and
       // the reply group has not refused it (a failed submission fails the waiting request): a
-      // resend only waits for the same reply instead of adding duplicate entries to the logs.
+      // prompt resend only waits for the same reply instead of adding duplicate entries to the
+      // logs. A resend long after the submission submits again (see ReplyRouter.join): the
+      // local replica may have skipped the entry, and the groups answer a duplicate from their
+      // reply table.
       ReplyRouter.Wait wait = router.join(s.id());
       CompletableFuture<GroupState.Reply> reply = wait.reply();
-      if (wait.first()) {
+      if (wait.submit()) {
         channels.submit(s);
       }
       return reply.handle((r, err) -> {

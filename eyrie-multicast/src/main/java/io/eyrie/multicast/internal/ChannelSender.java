@@ -5,6 +5,7 @@ import io.eyrie.multicast.GroupId;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -22,7 +23,15 @@ import org.slf4j.LoggerFactory;
 final class ChannelSender {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelSender.class);
 
-  private final GroupStateMachine sm;
+  /**
+   * Reads the local replica's state under its lock. A seam for tests, which apply entries
+   * between reads as the Ratis apply thread may.
+   */
+  interface StateReader {
+    <T> T read(Function<GroupState, T> f);
+  }
+
+  private final StateReader sm;
   private final GroupId from;
   private final GroupId to;
   private final RaftClientHolder client;
@@ -43,14 +52,22 @@ final class ChannelSender {
   final AtomicLong bytes = new AtomicLong();
 
   ChannelSender(GroupStateMachine sm, GroupId to, RaftClientHolder client, Codec codec, int window, int maxItems) {
+    this(sm::read, sm.group(), to, client, codec, window, maxItems);
+  }
+
+  ChannelSender(StateReader sm, GroupId from, GroupId to, RaftClientHolder client, Codec codec, int window,
+      int maxItems) {
     this.sm = sm;
-    this.from = sm.group();
+    this.from = from;
     this.to = to;
     this.client = client;
     this.codec = codec;
     this.window = window;
     this.maxItems = maxItems;
   }
+
+  /** Channel positions (first, next, nextIn) and the items from {@code start}, read in one step. */
+  private record View(long[] pos, long start, List<Object> items) {}
 
   RaftClientHolder client() {
     return client;
@@ -99,18 +116,21 @@ final class ChannelSender {
         if (!active || inFlight >= window || System.nanoTime() < retryAfterNanos) {
           return;
         }
-        long[] pos = sm.read(s -> s.channelPositions(to));
-        long first = pos[0];
-        long next = pos[1];
-        long nextIn = pos[2];
-        if (sent < first) {
-          sent = first;
-        }
-        if (sent < next) {
-          long start = sent;
-          List<Object> range = sm.read(s -> s.outboxRange(to, start, maxItems));
-          batch = new Wire.ChannelBatch(from, start, range.toArray(), nextIn);
-          sent = start + range.size();
+        // Positions and items are read in one step: the apply thread trims the outbox on an
+        // acknowledgement, and items read after a trim must not be labelled with the trimmed
+        // numbers (the receiver applies items by label, so it would lose some and repeat others).
+        long floor = sent;
+        View view = sm.read(s -> {
+          long[] p = s.channelPositions(to);
+          long start = Math.max(floor, p[0]);
+          return new View(p, start, start < p[1] ? s.outboxRange(to, start, maxItems) : List.of());
+        });
+        long next = view.pos[1];
+        long nextIn = view.pos[2];
+        sent = view.start;
+        if (!view.items.isEmpty()) {
+          batch = new Wire.ChannelBatch(from, view.start, view.items.toArray(), nextIn);
+          sent = view.start + view.items.size();
         } else if (tick && inFlight == 0 && nextIn > lastAckSent) {
           batch = new Wire.ChannelBatch(from, next, new Object[0], nextIn);
         } else {
@@ -156,6 +176,10 @@ final class ChannelSender {
       long end = batch.firstSeq() + batch.items().length;
       if (receiverNextIn >= 0 && receiverNextIn < end && receiverNextIn < sent) {
         // The receiver skipped part of this batch (a gap after a lost batch): go back.
+        sent = receiverNextIn;
+      } else if (receiverNextIn > sent) {
+        // The receiver already has more (sent by an earlier leader, or by a batch reported as
+        // failed that was committed): skip what it has instead of resending it.
         sent = receiverNextIn;
       }
     }

@@ -1,9 +1,16 @@
 package io.eyrie.multicast.internal;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.util.Collection;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.ratis.client.ClientFactory;
 import org.apache.ratis.client.RaftClientRpc;
 import org.apache.ratis.conf.Parameters;
@@ -38,6 +45,14 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * but concurrent snapshot installations livelock. This RPC type delegates to Ratis's Netty RPC
  * and lets only one of those requests per peer be in flight (log appends, which carry unique
  * call ids, are not serialized).
+ *
+ * <p>A request stays in flight until Ratis's proxy is done with it, not merely until its caller
+ * stops waiting: a caller that is interrupted (Ratis interrupts the vote requests still open when
+ * an election ends) leaves the reply slot of call id 0 taken in Ratis 3.3.0's proxy, which then
+ * refuses every later call-id-0 request to that peer ({@code NettyRpcProxy.Connection.offer}
+ * asserts the slot is free) until a reply or a reconnection frees it. So each peer's requests run
+ * on one thread of their own, and an interrupted caller leaves its request to finish there
+ * (answered, or timed out, on which Ratis reconnects).
  */
 public final class EyrieNettyRpc implements RpcType {
 
@@ -82,36 +97,71 @@ public final class EyrieNettyRpc implements RpcType {
   private static final class SerializedRpc implements RaftServerRpc {
     private final RaftServerRpc netty;
     private final RpcType type;
-    private final ConcurrentHashMap<ByteString, Object> perPeer = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ByteString, ExecutorService> perPeer = new ConcurrentHashMap<>();
+    private volatile boolean closed;
 
     SerializedRpc(RaftServerRpc netty, RpcType type) {
       this.netty = netty;
       this.type = type;
     }
 
-    private Object lock(ByteString peer) {
-      return perPeer.computeIfAbsent(peer, k -> new Object());
+    /** Runs a call-id-0 request on the peer's thread, after that peer's earlier ones. */
+    private <T> T serialized(ByteString peer, Callable<T> call) throws IOException {
+      Future<T> f;
+      try {
+        if (closed) {
+          throw new RejectedExecutionException("closed");
+        }
+        ExecutorService peerThread = perPeer.computeIfAbsent(peer, k -> Executors.newSingleThreadExecutor(r -> {
+          Thread t = new Thread(r, "eyrie-rpc-" + k.toStringUtf8());
+          t.setDaemon(true);
+          return t;
+        }));
+        f = peerThread.submit(call);
+        if (closed) {
+          peerThread.shutdownNow(); // created while closing
+        }
+      } catch (RejectedExecutionException e) {
+        throw new IOException("the server RPC is closed", e);
+      }
+      try {
+        return f.get();
+      } catch (InterruptedException e) {
+        // Not started: it is never sent. Started: it keeps the peer's thread until Ratis's
+        // proxy has its reply or gives up on it, so the next request finds the slot free.
+        f.cancel(false);
+        Thread.currentThread().interrupt();
+        InterruptedIOException ie = new InterruptedIOException("interrupted while waiting for a reply");
+        ie.initCause(e);
+        throw ie;
+      } catch (ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof IOException io) {
+          throw io;
+        }
+        if (c instanceof RuntimeException re) {
+          throw re;
+        }
+        if (c instanceof Error err) {
+          throw err;
+        }
+        throw new IOException(c);
+      }
     }
 
     @Override
     public RequestVoteReplyProto requestVote(RequestVoteRequestProto r) throws IOException {
-      synchronized (lock(r.getServerRequest().getReplyId())) {
-        return netty.requestVote(r);
-      }
+      return serialized(r.getServerRequest().getReplyId(), () -> netty.requestVote(r));
     }
 
     @Override
     public StartLeaderElectionReplyProto startLeaderElection(StartLeaderElectionRequestProto r) throws IOException {
-      synchronized (lock(r.getServerRequest().getReplyId())) {
-        return netty.startLeaderElection(r);
-      }
+      return serialized(r.getServerRequest().getReplyId(), () -> netty.startLeaderElection(r));
     }
 
     @Override
     public InstallSnapshotReplyProto installSnapshot(InstallSnapshotRequestProto r) throws IOException {
-      synchronized (lock(r.getServerRequest().getReplyId())) {
-        return netty.installSnapshot(r);
-      }
+      return serialized(r.getServerRequest().getReplyId(), () -> netty.installSnapshot(r));
     }
 
     @Override
@@ -151,6 +201,8 @@ public final class EyrieNettyRpc implements RpcType {
 
     @Override
     public void close() throws IOException {
+      closed = true;
+      perPeer.values().forEach(ExecutorService::shutdownNow);
       netty.close();
     }
   }

@@ -6,6 +6,7 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.File;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -163,9 +165,26 @@ public final class GroupStateMachine extends BaseStateMachine {
       fresh.setListener(listener);
       state = fresh;
       setLastAppliedTermIndex(snapshot.getTermIndex());
+      offerStoredReplies(fresh, listener);
     }
     snapshotsLoaded.incrementAndGet();
     LOG.info("{}: loaded snapshot {}", group, snapshot.getTermIndex());
+  }
+
+  /**
+   * Gives the listener every reply the state stores and has released (none of its destinations
+   * is still awaited). Called after a snapshot replaced the state: the entries the snapshot
+   * covers were not applied here, so requests waiting on this node for their replies would
+   * otherwise wait until they time out. Requests that wait for nothing ignore the offer.
+   */
+  static void offerStoredReplies(GroupState s, GroupState.Listener to) {
+    for (GroupState.ClientRecord rec : s.clients.values()) {
+      for (Map.Entry<MsgId, GroupState.Reply> e : rec.replies.entrySet()) {
+        if (!s.awaitingStarts.containsKey(e.getKey())) {
+          to.reply(e.getKey(), e.getValue());
+        }
+      }
+    }
   }
 
   @Override

@@ -54,11 +54,18 @@ final class SeqQueue {
     }
   }
 
-  /** Returns up to {@code max} items starting at sequence number {@code from}. */
+  /**
+   * Returns up to {@code max} items starting at sequence number {@code from}.
+   *
+   * @throws IllegalArgumentException if {@code from} was trimmed already (returning the later
+   *     items instead would get them labelled with the wrong numbers)
+   */
   List<Object> range(long from, int max) {
+    if (from < first) {
+      throw new IllegalArgumentException("sequence number " + from + " was trimmed (the first kept is " + first + ")");
+    }
     List<Object> out = new ArrayList<>();
-    long start = Math.max(from, first);
-    for (long s = start; s < next() && out.size() < max; s++) {
+    for (long s = from; s < next() && out.size() < max; s++) {
       out.add(ring[(int) ((head + (s - first)) % ring.length)]);
     }
     return out;

@@ -10,6 +10,7 @@ import static io.eyrie.multicast.internal.RulesSupport.ship;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.GroupId;
@@ -277,7 +278,9 @@ class GroupStateRulesTest {
       assertEquals(3, s.apply(new ChannelBatch(G1, 3, new Object[0], ackAndExpected[0])));
       assertEquals(ackAndExpected[1], s.channelPositions(G1)[0], "after ack " + ackAndExpected[0]);
     }
-    assertEquals(List.of(), s.outboxRange(G1, 0, 10));
+    assertEquals(List.of(), s.outboxRange(G1, 6, 10));
+    // Trimmed items cannot be read: a sender must not label later items with their numbers.
+    assertThrows(IllegalArgumentException.class, () -> s.outboxRange(G1, 0, 10));
     assertEquals(-1, s.apply(new ChannelBatch(GroupId.valueOf("g9"), 0, new Object[0], 0)), "an unknown sender");
     assertEquals(ALL.size() - 1, s.peers().size());
   }
