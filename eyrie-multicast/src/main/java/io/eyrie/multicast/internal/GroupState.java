@@ -93,12 +93,14 @@ public final class GroupState {
   final TreeMap<GroupId, Channel> channels = new TreeMap<>();
   final HashMap<Long, ClientRecord> clients = new HashMap<>();
   /**
-   * Clients whose records expired, with the log time of expiry: their starts are refused (a
-   * resend could otherwise execute again), even once a proposal recreated a record. Kept
-   * {@link #TOMBSTONE_FACTOR} expiry periods but at least {@link #MIN_TOMBSTONE_MS}, and while a
-   * recreated record exists.
+   * Clients whose records expired: the log time of expiry and the highest seq this group ever
+   * made pending for the client. A Start with a seq up to that one and not known here is refused
+   * (a resend could otherwise execute again), even once a proposal recreated a record; a higher
+   * seq cannot have been executed here (a client allocates seqs in increasing order) and is
+   * accepted. Kept {@link #TOMBSTONE_FACTOR} expiry periods but at least
+   * {@link #MIN_TOMBSTONE_MS}, and while a recreated record exists.
    */
-  final HashMap<Long, Long> tombstones = new HashMap<>();
+  final HashMap<Long, Tombstone> tombstones = new HashMap<>();
   static final int TOMBSTONE_FACTOR = 10;
   /**
    * The least time a tombstone is kept, whatever the expiry: a resend or a delayed duplicate of a
@@ -106,6 +108,17 @@ public final class GroupState {
    * with how long idle clients are kept. (Ten default expiry periods.)
    */
   static final long MIN_TOMBSTONE_MS = 5 * 60 * 60_000L;
+  /**
+   * How far one start batch may move the log time forward. The time of a batch is the wall clock
+   * of whichever node submitted it, so without a bound one node whose clock stepped forward would
+   * make every idle-looking client expire at once. With it, a forward step of the clock is spread
+   * over many entries, while a group that receives a batch at least once a minute still follows
+   * real time. (The log time never goes back, and before the first batch it is 0 and takes that
+   * batch's time whole.) Since the log time then lags at most one step behind the time of the
+   * next batch, activity learned through channels (which carry no time) and stamped with the
+   * current log time is also at most one step stale; expiry periods are far longer.
+   */
+  static final long MAX_LOG_TIME_STEP_MS = 60_000L;
   final Stats stats = new Stats();
 
   private final TreeSet<GroupId> dirty = new TreeSet<>();
@@ -168,7 +181,7 @@ public final class GroupState {
     if (entry instanceof StartBatch b) {
       stats.entries++;
       if (b.time() > logTime) {
-        logTime = b.time();
+        logTime = logTime == 0 ? b.time() : Math.min(b.time(), saturatedAdd(logTime, MAX_LOG_TIME_STEP_MS));
       }
       if (b.starts() != null) {
         for (Start s : b.starts()) {
@@ -232,13 +245,19 @@ public final class GroupState {
       return;
     }
     MsgId id = s.id();
-    if (tombstones.containsKey(id.client()) && !knownHere(id)) {
+    Tombstone tomb = tombstones.get(id.client());
+    if (tomb != null && id.seq() <= maxPendingSeq(id.client(), tomb) && !knownHere(id)) {
       // The client's record expired here, so this group forgot which of its messages it has
-      // executed: any message it does not know now may be one it executed before the expiry.
-      // That holds even if a proposal recreated the record since (the new record only knows
-      // the messages learned after it), so the tombstone is checked, not the record.
+      // executed: a message it does not know now, with a seq it once made pending, may be one it
+      // executed before the expiry. That holds even if a proposal recreated the record since (the
+      // new record only knows the messages learned after it), so the tombstone is checked, not
+      // the record. A higher seq was never pending here, so it was never executed here (nor
+      // anywhere, since delivery needs this group's proposal) and is accepted. The client must
+      // treat EXPIRED as an unknown outcome: another destination may have proposed the message
+      // here before this Start, or may yet.
       listener.reply(id, new Reply(EXPIRED, null, "client " + Long.toHexString(id.client())
-          + " was idle longer than the expiry time; start a new client"));
+          + " was idle longer than the expiry time and this group cannot tell whether it executed message " + id
+          + "; the outcome is unknown"));
       return;
     }
     ClientRecord rec = client(id.client());
@@ -271,6 +290,8 @@ public final class GroupState {
   private void newPending(Start s) {
     Msg m = new Msg(s);
     pending.put(s.id(), m);
+    ClientRecord rec = client(s.id().client());
+    rec.maxPending = Math.max(rec.maxPending, s.id().seq());
     clock++;
     if (s.dests().length == 1) {
       m.finalTs = clock;
@@ -285,6 +306,12 @@ public final class GroupState {
         }
       }
     }
+  }
+
+  /** The highest seq made pending here for a client that has a tombstone, counting its recreated record. */
+  private long maxPendingSeq(long clientId, Tombstone tomb) {
+    ClientRecord rec = clients.get(clientId);
+    return rec == null ? tomb.maxSeq : Math.max(tomb.maxSeq, rec.maxPending);
   }
 
   /** True if the message is pending here, or delivered here and still in its client's record. */
@@ -583,14 +610,16 @@ public final class GroupState {
         e.getValue().lastSeen = logTime;
       }
       if (logTime - e.getValue().lastSeen > clientExpiryMs && !active.contains(e.getKey())) {
-        tombstones.put(e.getKey(), logTime);
+        Tombstone old = tombstones.get(e.getKey());
+        tombstones.put(e.getKey(), new Tombstone(logTime,
+            old == null ? e.getValue().maxPending : Math.max(old.maxSeq, e.getValue().maxPending)));
         return true;
       }
       return false;
     });
     long keep = clientExpiryMs > Long.MAX_VALUE / TOMBSTONE_FACTOR ? Long.MAX_VALUE
         : Math.max(MIN_TOMBSTONE_MS, TOMBSTONE_FACTOR * clientExpiryMs);
-    tombstones.entrySet().removeIf(e -> logTime - e.getValue() > keep && !clients.containsKey(e.getKey()));
+    tombstones.entrySet().removeIf(e -> logTime - e.getValue().since > keep && !clients.containsKey(e.getKey()));
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -728,9 +757,14 @@ public final class GroupState {
     long nextIn;
   }
 
+  /** What is left of an expired client record: when it expired, and its highest pending seq. */
+  record Tombstone(long since, long maxSeq) {}
+
   static final class ClientRecord {
     long watermark;
     long lastSeen;
+    /** The highest seq made pending here since this record was created, or -1. */
+    long maxPending = -1;
     final java.util.HashSet<MsgId> delivered = new java.util.HashSet<>();
     final HashMap<MsgId, Reply> replies = new HashMap<>();
   }

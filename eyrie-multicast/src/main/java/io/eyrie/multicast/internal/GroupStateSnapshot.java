@@ -21,7 +21,12 @@ import java.util.TreeSet;
  * application's state. Maps are written in key order, so equal states give equal bytes.
  */
 public final class GroupStateSnapshot {
-  private static final int VERSION = 1;
+  /**
+   * 2: client records carry their highest pending seq and tombstones their highest seq (review
+   * F3); a channel's Data items carry their value encoded (review F6); a message can be marked
+   * conflicting (review F7). Version 1 snapshots are refused.
+   */
+  private static final int VERSION = 2;
 
   private GroupStateSnapshot() {}
 
@@ -83,6 +88,7 @@ public final class GroupStateSnapshot {
       out.writeLong(cid);
       out.writeVarLong(r.watermark, true);
       out.writeVarLong(r.lastSeen, true);
+      out.writeLong(r.maxPending);
       out.writeVarInt(r.delivered.size(), true);
       for (MsgId id : new TreeSet<>(r.delivered)) {
         writeId(out, id);
@@ -100,7 +106,8 @@ public final class GroupStateSnapshot {
     out.writeVarInt(s.tombstones.size(), true);
     for (Long cid : new TreeSet<>(s.tombstones.keySet())) {
       out.writeLong(cid);
-      out.writeVarLong(s.tombstones.get(cid), true);
+      out.writeVarLong(s.tombstones.get(cid).since(), true);
+      out.writeLong(s.tombstones.get(cid).maxSeq());
     }
 
     GroupState.Stats st = s.stats;
@@ -118,7 +125,8 @@ public final class GroupStateSnapshot {
   public static void read(GroupState s, Input in) {
     int version = in.readInt();
     if (version != VERSION) {
-      throw new IllegalStateException("unsupported snapshot version " + version);
+      throw new IllegalStateException("unsupported snapshot version " + version + " (this build reads version "
+          + VERSION + ")");
     }
     String self = in.readString();
     if (!self.equals(s.self.name())) {
@@ -191,6 +199,7 @@ public final class GroupStateSnapshot {
       ClientRecord r = new ClientRecord();
       r.watermark = in.readVarLong(true);
       r.lastSeen = in.readVarLong(true);
+      r.maxPending = in.readLong();
       int k = in.readVarInt(true);
       for (int j = 0; j < k; j++) {
         r.delivered.add(readId(in));
@@ -208,7 +217,8 @@ public final class GroupStateSnapshot {
     n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       long cid = in.readLong();
-      s.tombstones.put(cid, in.readVarLong(true));
+      long since = in.readVarLong(true);
+      s.tombstones.put(cid, new GroupState.Tombstone(since, in.readLong()));
     }
 
     GroupState.Stats st = s.stats;
