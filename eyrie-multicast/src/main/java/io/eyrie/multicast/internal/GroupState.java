@@ -405,11 +405,22 @@ public final class GroupState {
         return;
       }
       if (ex.isAwait()) {
-        parkedOn = new TreeSet<>(ex.awaited());
-        parkedOn.remove(self);
-        if (parkedOn.isEmpty()) {
+        TreeSet<GroupId> on = new TreeSet<>(ex.awaited());
+        on.remove(self);
+        GroupId outside = null;
+        for (GroupId g : on) {
+          if (Arrays.binarySearch(m.start.dests(), g) < 0) {
+            outside = g;
+            break;
+          }
+        }
+        if (on.isEmpty()) {
           ex = Execution.error("a message cannot wait for its own group");
+        } else if (outside != null) {
+          // Only destinations send items for a message: the wait could never end.
+          ex = Execution.error("a message cannot wait for group " + outside + ", which is not a destination");
         } else {
+          parkedOn = on;
           stats.parks++;
           continue;
         }
@@ -418,11 +429,21 @@ public final class GroupState {
     }
   }
 
+  /**
+   * Runs the application on a message. Whatever it throws becomes an error reply, Errors
+   * included (an AssertionError or a LinkageError is as deterministic as the application): an
+   * exception escaping apply would stop the Ratis server on every replica. A
+   * {@link VirtualMachineError} (out of memory, stack overflow) is rethrown instead: it depends on
+   * the replica, not on the log, so answering it could make replicas diverge. Decoding cannot
+   * overflow the stack ({@link Codec#MAX_DEPTH}); deliverers must not recurse without bound.
+   */
   private Execution invoke(Ctx ctx, boolean first) {
     try {
       Execution ex = first ? app.deliver(ctx) : app.resume(ctx);
       return ex == null ? Execution.done() : ex;
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
       LOG.warn("{}: application failed on {}: {}", self, ctx.m.start.id(), e.toString());
       return Execution.error("application error: " + e);
     }
@@ -460,7 +481,10 @@ public final class GroupState {
       byte[] body;
       try {
         body = codec.encode(ex.replyValue());
-      } catch (IllegalArgumentException e) {
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable e) {
+        // Unregistered, nested too deep, or an application serializer failed (see invoke).
         body = null;
       }
       r = body == null ? new Reply(ERROR, null, "reply is not encodable: " + ex.replyValue().getClass().getName())

@@ -1,0 +1,123 @@
+package io.eyrie.multicast.internal;
+
+import static io.eyrie.multicast.internal.RulesSupport.G0;
+import static io.eyrie.multicast.internal.RulesSupport.G1;
+import static io.eyrie.multicast.internal.RulesSupport.G2;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.multicast.CodecTest;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.ExecutionContext;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.SimGroups.Ev;
+import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Start;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Applications and inputs that misbehave (review F5, F6, F7, F9): every such message gets an
+ * error reply, deterministically, and the group keeps serving.
+ */
+@Timeout(60)
+class GroupStateRobustnessTest {
+  private final RulesSupport t = new RulesSupport();
+
+  /** Modes of {@link Misbehaving}, the second payload number. */
+  static final long REPLY = 0;
+  static final long THROW_ERROR = 1;
+  static final long AWAIT_NON_DEST = 2;
+  static final long SEND_UNREGISTERED = 3;
+  static final long READ_PAYLOAD = 4;
+  static final long SEND_TO_G1 = 5;
+
+  /** An item class that is not registered with the codec. */
+  record Unregistered(long v) {}
+
+  /** A deliverer whose behaviour is chosen by the payload {@code {seq, mode}}. */
+  static final class Misbehaving implements Deliverer {
+    final List<MsgId> executed = new ArrayList<>();
+
+    @Override
+    public Execution deliver(ExecutionContext ctx) {
+      Object p = ctx.payload();
+      long mode = p instanceof long[] a ? a[1] : READ_PAYLOAD;
+      executed.add(ctx.id());
+      if (mode == THROW_ERROR) {
+        throw new AssertionError("application invariant broken");
+      } else if (mode == AWAIT_NON_DEST) {
+        return Execution.awaitFrom(List.of(G2));
+      } else if (mode == SEND_UNREGISTERED) {
+        ctx.send(G1, new Unregistered(7));
+        return Execution.reply(1L);
+      } else if (mode == SEND_TO_G1) {
+        ctx.send(G1, 42L);
+        return Execution.reply(1L);
+      }
+      return Execution.reply((long) executed.size());
+    }
+
+    @Override
+    public byte[] snapshot() {
+      return new byte[0];
+    }
+
+    @Override
+    public void restore(byte[] state) {}
+  }
+
+  private Ev only(MsgId id) {
+    List<Ev> r = t.repliesFor(id);
+    assertEquals(1, r.size(), () -> "replies " + r);
+    return r.get(0);
+  }
+
+  private void assertServes(GroupState s, long seq) {
+    Start ok = t.start(seq, REPLY, G0, G0);
+    t.submit(s, ok);
+    assertEquals(GroupState.OK, only(ok.id()).reply().status(), "the group stopped serving");
+  }
+
+  /** Review F9: an Error thrown by the application used to escape apply (Ratis stops). */
+  @Test
+  void applicationErrorBecomesAnErrorReply() {
+    GroupState s = t.group(G0, new Misbehaving());
+    Start m = t.start(0, THROW_ERROR, G0, G0);
+    t.submit(s, m);
+    Ev e = only(m.id());
+    assertEquals(GroupState.ERROR, e.reply().status());
+    assertTrue(e.reply().error().contains("application invariant broken"), e.reply().error());
+    assertServes(s, 1);
+  }
+
+  /** Review F9: a deeply nested payload used to overflow the stack while decoding. */
+  @Test
+  void deeplyNestedPayloadBecomesAnErrorReply() {
+    GroupState s = t.group(G0, new Misbehaving());
+    Start m = new Start(MsgId.valueOf(RulesSupport.CLIENT, 0, 0), new GroupId[] {G0}, G0,
+        CodecTest.nestedLists(t.codec, 200_000), 0);
+    t.submit(s, m);
+    Ev e = only(m.id());
+    assertEquals(GroupState.ERROR, e.reply().status());
+    assertTrue(e.reply().error().contains("nest"), e.reply().error());
+    assertServes(s, 1);
+  }
+
+  /** Review F5: a wait for a group that is not a destination used to park the head for ever. */
+  @Test
+  void awaitOnANonDestinationIsAnError() {
+    GroupState s = t.group(G0, new Misbehaving());
+    Start m = t.start(0, AWAIT_NON_DEST, G0, G0);
+    t.submit(s, m);
+    Ev e = only(m.id());
+    assertEquals(GroupState.ERROR, e.reply().status());
+    assertTrue(e.reply().error().contains("not a destination"), e.reply().error());
+    assertEquals(0, s.queuedCount());
+    assertServes(s, 1);
+  }
+}
