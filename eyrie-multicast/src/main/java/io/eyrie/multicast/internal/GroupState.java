@@ -119,6 +119,12 @@ public final class GroupState {
    * current log time is also at most one step stale; expiry periods are far longer.
    */
   static final long MAX_LOG_TIME_STEP_MS = 60_000L;
+  /**
+   * About how many bytes of items one channel batch carries at most (estimated; a single larger
+   * item goes alone). Ratis refuses a log entry above its write byte limit, and a refused batch
+   * would be resent identically for ever.
+   */
+  static final int MAX_BATCH_BYTES = 1 << 20;
   final Stats stats = new Stats();
 
   private final TreeSet<GroupId> dirty = new TreeSet<>();
@@ -455,7 +461,7 @@ public final class GroupState {
       return false;
     }
     for (GroupId g : from) {
-      List<Object> items = in.data.get(g);
+      List<byte[]> items = in.data.get(g);
       if (items == null || items.isEmpty()) {
         return false;
       }
@@ -549,7 +555,7 @@ public final class GroupState {
     }
   }
 
-  private void receive(GroupId from, MsgId id, Object value, boolean isData) {
+  private void receive(GroupId from, MsgId id, byte[] value, boolean isData) {
     TreeSet<GroupId> waiting = awaitingStarts.get(id);
     if (waiting != null) {
       waiting.remove(from);
@@ -659,10 +665,37 @@ public final class GroupState {
     return c == null ? null : new long[] {c.outbox.first(), c.outbox.next(), c.nextIn};
   }
 
-  /** Returns up to {@code max} outbox items towards a group from sequence number {@code from}. */
+  /**
+   * Returns up to {@code max} outbox items towards a group from sequence number {@code from}, and
+   * about {@link #MAX_BATCH_BYTES} at most (but at least one item if there is one).
+   */
   public List<Object> outboxRange(GroupId to, long from, int max) {
     Channel c = channels.get(to);
-    return c == null ? List.of() : c.outbox.range(from, max);
+    if (c == null) {
+      return List.of();
+    }
+    List<Object> items = c.outbox.range(from, max);
+    long bytes = 0;
+    for (int i = 0; i < items.size(); i++) {
+      bytes += estimatedBytes(items.get(i));
+      if (bytes > MAX_BATCH_BYTES && i > 0) {
+        return items.subList(0, i);
+      }
+    }
+    return items;
+  }
+
+  /** An upper estimate of an outbox item's encoded size. */
+  static long estimatedBytes(Object item) {
+    if (item instanceof Data d) {
+      return 64 + (d.value() == null ? 0 : d.value().length);
+    }
+    if (item instanceof Propose p && p.start() != null) {
+      Start s = p.start();
+      return 128 + (s.payload() == null ? 0 : s.payload().length)
+          + (s.dests() == null ? 0 : 16L * s.dests().length) + (s.replyGroup() == null ? 0 : 16);
+    }
+    return 64;
   }
 
   /** Returns the groups this group has channels to. */
@@ -773,7 +806,8 @@ public final class GroupState {
 
   static final class Inbox {
     final TreeSet<GroupId> heard = new TreeSet<>();
-    final TreeMap<GroupId, List<Object>> data = new TreeMap<>();
+    /** The encoded items, per sender (decoded when the application reads them). */
+    final TreeMap<GroupId, List<byte[]>> data = new TreeMap<>();
   }
 
   static final class Channel {
@@ -844,17 +878,32 @@ public final class GroupState {
       if (to == null || to.equals(self) || !channels.containsKey(to)) {
         throw new IllegalArgumentException("cannot send to " + to + " from " + self);
       }
+      // Encoded now, on the apply thread: an item that cannot be encoded fails here, as an
+      // IllegalArgumentException that makes the message's execution an error reply (the same on
+      // every replica), instead of entering the outbox and wedging the channel (review F6).
+      byte[] bytes = codec.encode(item);
       if (to.equals(m.start.replyGroup())) {
         sentToReplyGroup = true;
       }
-      GroupState.this.send(to, new Data(m.start.id(), item));
+      GroupState.this.send(to, new Data(m.start.id(), bytes));
     }
 
     @Override
     public List<Object> received(GroupId from) {
       Inbox in = inboxes.get(m.start.id());
-      List<Object> items = in == null ? null : in.data.get(from);
-      return items == null ? List.of() : Collections.unmodifiableList(items);
+      List<byte[]> items = in == null ? null : in.data.get(from);
+      if (items == null) {
+        return List.of();
+      }
+      // Decoded on every call: each caller gets its own objects, and the state keeps the bytes.
+      List<Object> out = new ArrayList<>(items.size());
+      for (byte[] b : items) {
+        if (b == null) {
+          throw new IllegalArgumentException("an item from " + from + " has no value");
+        }
+        out.add(codec.decode(b));
+      }
+      return Collections.unmodifiableList(out);
     }
   }
 }

@@ -55,11 +55,11 @@ public final class GroupStateSnapshot {
       writeId(out, id);
       writeGroups(out, in.heard);
       out.writeVarInt(in.data.size(), true);
-      for (Map.Entry<GroupId, List<Object>> e : in.data.entrySet()) {
+      for (Map.Entry<GroupId, List<byte[]>> e : in.data.entrySet()) {
         out.writeString(e.getKey().name());
         out.writeVarInt(e.getValue().size(), true);
-        for (Object o : e.getValue()) {
-          s.codec.write(out, o);
+        for (byte[] b : e.getValue()) {
+          writeBytes(out, b);
         }
       }
     }
@@ -164,9 +164,9 @@ public final class GroupStateSnapshot {
       for (int j = 0; j < k; j++) {
         GroupId g = GroupId.valueOf(in.readString());
         int c = in.readVarInt(true);
-        List<Object> items = new ArrayList<>(c);
+        List<byte[]> items = new ArrayList<>(c);
         for (int x = 0; x < c; x++) {
-          items.add(s.codec.read(in));
+          items.add(readBytes(in));
         }
         box.data.put(g, items);
       }

@@ -4,6 +4,7 @@ import static io.eyrie.multicast.internal.RulesSupport.G0;
 import static io.eyrie.multicast.internal.RulesSupport.G1;
 import static io.eyrie.multicast.internal.RulesSupport.G2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.CodecTest;
@@ -35,6 +36,8 @@ class GroupStateRobustnessTest {
   static final long SEND_UNREGISTERED = 3;
   static final long READ_PAYLOAD = 4;
   static final long SEND_TO_G1 = 5;
+  /** Sends four items of 400 kB and one of 3 MB to g1. */
+  static final long SEND_BIG = 6;
 
   /** An item class that is not registered with the codec. */
   record Unregistered(long v) {}
@@ -57,6 +60,12 @@ class GroupStateRobustnessTest {
         return Execution.reply(1L);
       } else if (mode == SEND_TO_G1) {
         ctx.send(G1, 42L);
+        return Execution.reply(1L);
+      } else if (mode == SEND_BIG) {
+        for (int i = 0; i < 4; i++) {
+          ctx.send(G1, new byte[400_000]);
+        }
+        ctx.send(G1, new byte[3_000_000]);
         return Execution.reply(1L);
       }
       return Execution.reply((long) executed.size());
@@ -119,5 +128,66 @@ class GroupStateRobustnessTest {
     assertTrue(e.reply().error().contains("not a destination"), e.reply().error());
     assertEquals(0, s.queuedCount());
     assertServes(s, 1);
+  }
+
+  /** The batches a channel sender would ship from {@code from} to {@code to}, encoded. */
+  private List<byte[]> batches(GroupState from, GroupState to) {
+    List<byte[]> out = new ArrayList<>();
+    long[] pos = from.channelPositions(to.self());
+    for (long seq = pos[0]; seq < pos[1]; ) {
+      List<Object> items = from.outboxRange(to.self(), seq, 1024);
+      assertFalse(items.isEmpty());
+      out.add(t.codec.encode(new ChannelBatch(from.self(), seq, items.toArray(), pos[2])));
+      seq += items.size();
+    }
+    return out;
+  }
+
+  /**
+   * Review F6: an item of an unregistered class used to enter the outbox and fail only when the
+   * channel sender encoded the batch, wedging the channel for ever. Now the send fails on the
+   * apply thread: an error reply, and the channel carries the next items.
+   */
+  @Test
+  void unencodableItemIsAnErrorReplyAndTheChannelKeepsWorking() {
+    Misbehaving app1 = new Misbehaving();
+    GroupState g0 = t.group(G0, new Misbehaving());
+    GroupState g1 = t.group(G1, app1);
+    Start bad = t.start(0, SEND_UNREGISTERED, G0, G0);
+    t.submit(g0, bad);
+    Ev e = only(bad.id());
+    assertEquals(GroupState.ERROR, e.reply().status());
+    assertTrue(e.reply().error().contains("Unregistered"), e.reply().error());
+    Start good = t.start(1, SEND_TO_G1, G0, G0);
+    t.submit(g0, good);
+    assertEquals(GroupState.OK, only(good.id()).reply().status());
+    // Everything in the outbox can be shipped, and arrives.
+    List<byte[]> bs = batches(g0, g1);
+    assertEquals(1, bs.size());
+    g1.apply(t.codec.decode(bs.get(0)));
+    assertEquals(1, g1.channelPositions(G0)[2], "g1 received the item");
+    // A snapshot of the sender (outbox included) round-trips.
+    GroupState r = t.restore(g0, new Misbehaving());
+    assertEquals(List.of(g0.channelPositions(G1)[0], g0.channelPositions(G1)[1]),
+        List.of(r.channelPositions(G1)[0], r.channelPositions(G1)[1]));
+  }
+
+  /** Review F6: channel batches are bounded in bytes too (at least one item each). */
+  @Test
+  void channelBatchesAreBoundedInBytes() {
+    GroupState g0 = t.group(G0, new Misbehaving());
+    GroupState g1 = t.group(G1, new Misbehaving());
+    Start m = t.start(0, SEND_BIG, G0, G0);
+    t.submit(g0, m);
+    assertEquals(GroupState.OK, only(m.id()).reply().status());
+    List<byte[]> bs = batches(g0, g1);
+    assertTrue(bs.size() >= 3, () -> bs.size() + " batches");
+    for (byte[] b : bs) {
+      ChannelBatch cb = (ChannelBatch) t.codec.decode(b);
+      assertTrue(b.length <= GroupState.MAX_BATCH_BYTES + 64 || cb.items().length == 1,
+          () -> "a batch of " + b.length + " bytes and " + cb.items().length + " items");
+      g1.apply(cb);
+    }
+    assertEquals(5, g1.channelPositions(G0)[2]);
   }
 }
