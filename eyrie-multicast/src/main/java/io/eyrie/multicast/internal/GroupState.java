@@ -7,6 +7,7 @@ import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Conflict;
 import io.eyrie.multicast.internal.Wire.Data;
 import io.eyrie.multicast.internal.Wire.Propose;
 import io.eyrie.multicast.internal.Wire.Start;
@@ -330,6 +331,27 @@ public final class GroupState {
   }
 
   /*
+   * A message id reused with other content (review F7: a reused client id, or colliding
+   * incarnation ids) must not make groups deliver different messages under one id, nor block any
+   * group. A group that sees a proposal whose content differs from its own pending version marks
+   * the message conflicting: it still takes part in the ordering (so no group waits for ever)
+   * but never executes it; at its head the message ends with an error reply (at the reply group)
+   * and only the started-signal is sent. Each destination proposes its own version, so a group
+   * whose version shares a destination with another version receives that other version (or a
+   * Conflict) and marks it too. If the proposer is among this group's destinations, its timestamp
+   * counts as usual; otherwise the proposer waits for a proposal this group would never send, so
+   * it is answered with a Conflict carrying this group's timestamp, which the proposer counts as
+   * this group's proposal and which marks the message there. A proposal for a message delivered
+   * here also comes from a group outside this group's version's destinations (channels are
+   * exactly-once and a group proposes once, so the proposals of this version's destinations were
+   * all counted before delivery): it is answered with a Conflict as well. The order of a
+   * conflicting message may differ between groups (their versions have different destination
+   * sets), which is harmless since it runs nowhere it was marked. A group where no other version
+   * ever shows up executes its version; the guarantee is that no group blocks and no group that
+   * learned of another version executes either.
+   */
+
+  /*
    * A proposal is never refused, not even for an expired client: the proposer has the message
    * pending and cannot decide it without this group's proposal, so refusing it would block the
    * proposer (and every later message there) forever. Accepting it is safe because a group makes
@@ -348,28 +370,68 @@ public final class GroupState {
     ClientRecord rec = client(s.id().client());
     advanceWatermark(s.id().client(), rec, s.watermark());
     if (rec.delivered.contains(s.id())) {
-      LOG.error("{}: proposal from {} for {} which was delivered already", self, from, s.id());
+      Msg q = queued.get(s.id());
+      if (q != null && q.start.sameContent(s)) {
+        LOG.error("{}: duplicate proposal from {} for {} which was delivered already", self, from, s.id());
+        return;
+      }
+      // Another version of a message delivered here (see above): let the proposer decide, and
+      // do not execute ours if it has not started yet.
+      LOG.error("{}: proposal from {} for {} which was delivered here; the id was reused with other content",
+          self, from, s.id());
+      if (q != null && !(q == queue.peek() && headStarted)) {
+        q.conflict = true;
+      }
+      send(from, new Conflict(s.id(), clock));
       return;
     }
     Msg m = pending.get(s.id());
     if (m == null) {
       newPending(s);
       m = pending.get(s.id());
-    }
-    if (m.finalTs < 0) {
-      m.proposals.put(from, p.ts());
-      if (m.proposals.size() == s.dests().length) {
-        undecided.remove(m);
-        long max = 0;
-        for (long ts : m.proposals.values()) {
-          max = Math.max(max, ts);
-        }
-        m.finalTs = max;
-        clock = Math.max(clock, max);
-        decided.add(m);
+    } else if (!m.start.sameContent(s)) {
+      LOG.error("{}: proposal from {} for {} with other content than the message pending here; it will not be "
+          + "executed", self, from, s.id());
+      m.conflict = true;
+      if (Arrays.binarySearch(m.start.dests(), from) < 0) {
+        send(from, new Conflict(s.id(), m.localTs >= 0 ? m.localTs : m.finalTs));
+        deliverReady();
+        return;
       }
     }
+    addProposal(m, from, p.ts());
     deliverReady();
+  }
+
+  private void applyConflict(GroupId from, Conflict c) {
+    Msg m = c.id() == null ? null : pending.get(c.id());
+    if (m == null) {
+      LOG.error("{}: dropping a conflict from {} for {}, which is not pending here", self, from, c.id());
+      return;
+    }
+    LOG.error("{}: {} holds another message with the id {}; it will not be executed", self, from, c.id());
+    m.conflict = true;
+    if (Arrays.binarySearch(m.start.dests(), from) >= 0) {
+      addProposal(m, from, c.ts());
+    }
+    deliverReady();
+  }
+
+  private void addProposal(Msg m, GroupId from, long ts) {
+    if (m.finalTs >= 0) {
+      return;
+    }
+    m.proposals.put(from, ts);
+    if (m.proposals.size() == m.start.dests().length) {
+      undecided.remove(m);
+      long max = 0;
+      for (long t : m.proposals.values()) {
+        max = Math.max(max, t);
+      }
+      m.finalTs = max;
+      clock = Math.max(clock, max);
+      decided.add(m);
+    }
   }
 
   private void deliverReady() {
@@ -401,7 +463,8 @@ public final class GroupState {
       if (!headStarted) {
         headStarted = true;
         sentToReplyGroup = false;
-        ex = invoke(ctx, true);
+        ex = m.conflict ? Execution.error("message id " + m.start.id()
+            + " was reused with other content; it was not executed") : invoke(ctx, true);
         if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
           send(m.start.replyGroup(), new Started(m.start.id()));
         }
@@ -499,7 +562,9 @@ public final class GroupState {
     ClientRecord rec = client(id.client());
     rec.replies.put(id, r);
     TreeSet<GroupId> waiting = new TreeSet<>();
-    for (GroupId d : m.start.dests()) {
+    // A conflicting message ran nowhere it was marked, and other versions may have other
+    // destinations: no started-signal to wait for.
+    for (GroupId d : m.conflict ? new GroupId[0] : m.start.dests()) {
       if (!d.equals(self) && (in == null || !in.heard.contains(d))) {
         waiting.add(d);
       }
@@ -550,6 +615,8 @@ public final class GroupState {
       receive(from, d.id(), d.value(), true);
     } else if (item instanceof Started s) {
       receive(from, s.id(), null, false);
+    } else if (item instanceof Conflict c) {
+      applyConflict(from, c);
     } else {
       LOG.error("{}: dropping unknown channel item {} from {}", self, item == null ? null : item.getClass(), from);
     }
@@ -797,6 +864,8 @@ public final class GroupState {
     final Start start;
     long localTs = -1;
     long finalTs = -1;
+    /** Another group holds another message under this id: never executed here (review F7). */
+    boolean conflict;
     final TreeMap<GroupId, Long> proposals = new TreeMap<>();
 
     Msg(Start start) {

@@ -238,6 +238,7 @@ public final class GroupStateSnapshot {
     s.codec.write(out, m.start);
     out.writeLong(m.localTs);
     out.writeLong(m.finalTs);
+    out.writeBoolean(m.conflict);
     out.writeVarInt(m.proposals.size(), true);
     for (Map.Entry<GroupId, Long> e : m.proposals.entrySet()) {
       out.writeString(e.getKey().name());
@@ -249,6 +250,7 @@ public final class GroupStateSnapshot {
     Msg m = new Msg((Wire.Start) s.codec.read(in));
     m.localTs = in.readLong();
     m.finalTs = in.readLong();
+    m.conflict = in.readBoolean();
     int k = in.readVarInt(true);
     for (int j = 0; j < k; j++) {
       m.proposals.put(GroupId.valueOf(in.readString()), in.readVarLong(true));

@@ -47,6 +47,14 @@ public final class Wire {
   /** Channel item: the sender has begun executing the message (execution atomicity). */
   public record Started(MsgId id) {}
 
+  /**
+   * Channel item: the sender holds another message under the same id (a reused id). It answers a
+   * proposal the sender would otherwise never answer (the receiver counts the sender among the
+   * message's destinations, the sender does not): {@code ts} stands for the sender's proposal, so
+   * the receiver can decide, and the receiver must not execute its version.
+   */
+  public record Conflict(MsgId id, long ts) {}
+
   /** Client frame: a request to multicast. */
   public record ClientRequest(long requestId, Start start) {}
 

@@ -190,4 +190,86 @@ class GroupStateRobustnessTest {
     }
     assertEquals(5, g1.channelPositions(G0)[2]);
   }
+
+  /** Ships every outbox item between every pair of the groups, a few rounds. */
+  private static void exchange(GroupState... gs) {
+    for (int round = 0; round < 4; round++) {
+      for (GroupState from : gs) {
+        for (GroupState to : gs) {
+          if (from != to) {
+            long[] pos = from.channelPositions(to.self());
+            List<Object> items = from.outboxRange(to.self(), pos[0], Integer.MAX_VALUE);
+            to.apply(new ChannelBatch(from.self(), pos[0], items.toArray(), pos[2]));
+          }
+        }
+      }
+    }
+  }
+
+  private Start version(long variant, GroupId reply, GroupId... dests) {
+    return new Start(MsgId.valueOf(RulesSupport.CLIENT, 0, 0), dests, reply,
+        t.codec.encode(new long[] {0, REPLY, variant}), 0);
+  }
+
+  /**
+   * Review F7: two Starts with one id and different payloads (a reused client id) reach the two
+   * destinations first. Each group used to merge the other's proposal into its own version and
+   * execute it: the groups executed different messages under one id. Now neither executes it,
+   * the reply group answers an error, and both keep serving.
+   */
+  @Test
+  void reusedIdWithOtherPayloadIsExecutedNowhere() {
+    Misbehaving app0 = new Misbehaving();
+    Misbehaving app1 = new Misbehaving();
+    GroupState g0 = t.group(G0, app0);
+    GroupState g1 = t.group(G1, app1);
+    Start a = version(1, G0, G0, G1);
+    Start b = version(2, G0, G0, G1);
+    t.submit(g0, a);
+    t.submit(g1, b);
+    exchange(g0, g1);
+    assertEquals(List.of(), app0.executed, "g0 executed one version");
+    assertEquals(List.of(), app1.executed, "g1 executed the other");
+    assertEquals(GroupState.ERROR, only(a.id()).reply().status());
+    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g0.queuedCount() + g1.queuedCount());
+    assertServes(g0, 1);
+  }
+
+  /**
+   * Review F7: the versions have different destinations, so g2 waits for a proposal from g0,
+   * which does not count g2 among the message's destinations: g0 must still answer it, or g2
+   * blocks for ever.
+   */
+  @Test
+  void reusedIdWithOtherDestinationsBlocksNoGroup() {
+    Misbehaving app0 = new Misbehaving();
+    Misbehaving app1 = new Misbehaving();
+    Misbehaving app2 = new Misbehaving();
+    GroupState g0 = t.group(G0, app0);
+    GroupState g1 = t.group(G1, app1);
+    GroupState g2 = t.group(G2, app2);
+    Start a = version(1, G0, G0, G1);
+    Start b = version(1, G2, G0, G1, G2);
+    t.submit(g0, a);
+    t.submit(g1, b);
+    t.submit(g2, b);
+    exchange(g0, g1, g2);
+    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount(), () -> g0.describe() + g1.describe()
+        + g2.describe());
+    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount());
+    assertEquals(List.of(), app0.executed);
+    assertEquals(List.of(), app1.executed);
+    assertEquals(List.of(), app2.executed);
+    List<Ev> r = t.repliesFor(a.id());
+    assertTrue(r.size() == 2 && r.stream().allMatch(e -> e.reply().status() == GroupState.ERROR), () -> "replies " + r);
+    // Every group still orders and executes later messages.
+    Start next = t.start(RulesSupport.CLIENT, 1, 1, REPLY, G2, G0, G1, G2);
+    for (GroupState g : List.of(g0, g1, g2)) {
+      t.submit(g, next);
+    }
+    exchange(g0, g1, g2);
+    assertEquals(List.of(next.id()), app0.executed);
+    assertEquals(List.of(next.id()), app2.executed);
+    assertEquals(GroupState.OK, only(next.id()).reply().status());
+  }
 }
