@@ -32,8 +32,10 @@ public interface ExecutionContext {
   Object payload();
 
   /**
-   * Returns the replicated log time in milliseconds: the largest submission time seen in this
-   * group's log (the same on every replica; never earlier than a previous call).
+   * Returns the replicated log time in milliseconds: it follows the submission times (the
+   * submitting nodes' clocks) in this group's log, but moves forward by at most a minute per
+   * entry, so one node's clock stepped forward cannot make it jump (the same on every replica;
+   * never earlier than a previous call; it may lag real time in a group that is seldom used).
    */
   long logTime();
 
