@@ -33,6 +33,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe; all methods are asynchronous and never throw.
  *
+ * <p>A command whose outcome is unknown fails with a {@link io.eyrie.multicast.CallTimeoutException}:
+ * after the total timeout, or as a {@link io.eyrie.multicast.ClientExpiredException} when a
+ * group forgot this proxy's client records and cannot tell whether it executed a resent
+ * message. In both cases the command (or a move it caused) may have taken effect. The proxy keeps
+ * its client incarnation after EXPIRED: groups refuse that way only resends of messages they had
+ * seen before the expiry, never a new message, so a new incarnation would not help.
+ *
  * <pre>{@code
  * try (Client client = Client.newBuilder().cluster(cluster).registry(reg).build()) {
  *   client.sendCreate(Command.create(ObjId.valueOf(1), 100L)).join();

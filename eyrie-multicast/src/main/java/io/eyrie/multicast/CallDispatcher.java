@@ -262,6 +262,9 @@ final class CallDispatcher {
         retryLater(c, r.requestId(), "node " + conn.nodeId() + " unavailable: " + r.error(),
             ResendListener.Reason.UNAVAILABLE);
       }
+      // EXPIRED is not a refusal: the message may have run (see ClientExpiredException).
+      case GroupState.EXPIRED -> finish(c, null, new ClientExpiredException(c.msgId(), "EXPIRED for " + c
+          + ", the outcome is unknown: " + r.error()));
       default -> finish(c, null, new MulticastException(r.status(), r.error()));
     }
   }

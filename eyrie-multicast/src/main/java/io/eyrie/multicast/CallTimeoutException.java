@@ -3,15 +3,17 @@ package io.eyrie.multicast;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A call got no definite answer within the client's total timeout: the outcome is unknown (the
- * multicast may or may not have been, or may still be, delivered). Carries the multicast's
+ * A call got no definite answer: the outcome is unknown (the multicast may or may not have been,
+ * or may still be, delivered). Thrown after the client's total timeout, and as its subclass
+ * {@link ClientExpiredException} when the reply group forgot the client. Carries the multicast's
  * {@link MsgId}, so that a caller can look it up in the nodes' state or logs.
  */
-public final class CallTimeoutException extends TimeoutException {
+public class CallTimeoutException extends TimeoutException {
   private static final long serialVersionUID = 1L;
 
   private final transient MsgId msgId;
 
+  /** Only this package creates these: the client decides when an outcome is unknown. */
   CallTimeoutException(MsgId msgId, String message) {
     super(message);
     this.msgId = msgId;

@@ -1,6 +1,7 @@
 package io.eyrie.multicast;
 
 import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.Pool;
@@ -13,8 +14,17 @@ import java.util.Map;
  * <p>Registration is required: encoding an unregistered class fails with
  * {@link IllegalArgumentException}, and decoding bytes that are malformed or name an unknown
  * class fails with {@link IllegalArgumentException}; neither leaves the codec in a bad state.
+ *
+ * <p>Objects may nest at most {@link #MAX_DEPTH} levels deep (each object inside another, a
+ * record's component or a collection's element, is one level). Deeper values fail to encode and
+ * deeper input fails to decode with {@link IllegalArgumentException}: without the bound, a small
+ * malicious payload of nested collections would overflow the stack of the thread that applies
+ * the log, and a stack overflow cannot be answered deterministically (where it happens depends on
+ * the replica's stack and JIT), so it would stop every replica.
  */
 public final class Codec {
+  /** How deep objects may nest in encoded values. */
+  public static final int MAX_DEPTH = 100;
 
   private final CodecRegistry registry;
   private final Pool<Kryo> kryos;
@@ -50,6 +60,7 @@ public final class Codec {
     Kryo k = new Kryo();
     k.setRegistrationRequired(true);
     k.setReferences(false);
+    k.setMaxDepth(MAX_DEPTH);
     WireTypes.register(k);
     for (Map.Entry<Integer, CodecRegistry.Registration> e : registry.registrations().entrySet()) {
       if (e.getValue().serializer() != null) {
@@ -77,7 +88,7 @@ public final class Codec {
       return out.toBytes();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("cannot encode " + (value == null ? "null" : value.getClass().getName())
-          + ": " + e.getMessage(), e);
+          + ": " + reason(e), e);
     } finally {
       if (out.getBuffer().length > 1 << 20) {
         out.setBuffer(new byte[1024], -1);
@@ -121,10 +132,18 @@ public final class Codec {
     } catch (RuntimeException e) {
       // A failed read can leave Kryo's graph context half-filled; drop the instance.
       k = newKryo();
-      throw new IllegalArgumentException("malformed message: " + e.getMessage(), e);
+      throw new IllegalArgumentException("malformed message: " + reason(e), e);
     } finally {
       kryos.free(k);
     }
+  }
+
+  private static String reason(RuntimeException e) {
+    String m = e.getMessage();
+    if (e instanceof KryoException && m != null && m.startsWith("Max depth exceeded")) {
+      return "objects nested deeper than " + MAX_DEPTH + " levels";
+    }
+    return m;
   }
 
   /**

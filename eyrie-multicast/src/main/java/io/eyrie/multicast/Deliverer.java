@@ -7,8 +7,11 @@ package io.eyrie.multicast;
  * (the global order of atomic multicast, restricted to this group), on the thread that applies
  * the group's log. Implementations must therefore be deterministic: no wall clock, no
  * randomness, no iteration over collections whose order may differ between replicas, and no
- * blocking. They must not throw: an exception becomes an error reply, which is deterministic
- * only if the exception is.
+ * blocking. They must not throw: an exception (an {@link Error} too, such as an
+ * {@link AssertionError}) becomes an error reply, which is deterministic only if the exception
+ * is. A {@link VirtualMachineError} (out of memory, stack overflow) is not answered but stops
+ * the replica, since it depends on the replica rather than on the log: do not recurse without a
+ * bound. Decoding refuses values nested deeper than {@link Codec#MAX_DEPTH}.
  *
  * <p>A message whose execution needs data from other groups (object values, verdicts, signals)
  * returns {@link Execution#awaitFrom}; the group then keeps applying its log, buffers the

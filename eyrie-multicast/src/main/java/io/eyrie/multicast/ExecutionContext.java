@@ -32,8 +32,10 @@ public interface ExecutionContext {
   Object payload();
 
   /**
-   * Returns the replicated log time in milliseconds: the largest submission time seen in this
-   * group's log (the same on every replica; never earlier than a previous call).
+   * Returns the replicated log time in milliseconds: it follows the submission times (the
+   * submitting nodes' clocks) in this group's log, but moves forward by at most a minute per
+   * entry, so one node's clock stepped forward cannot make it jump (the same on every replica;
+   * never earlier than a previous call; it may lag real time in a group that is seldom used).
    */
   long logTime();
 
@@ -44,16 +46,20 @@ public interface ExecutionContext {
    * message.
    *
    * @param to a group of the cluster other than this one
-   * @param item a registered object
-   * @throws IllegalArgumentException if {@code to} is unknown or this group
+   * @param item a registered object; it is encoded at once, so later changes to it are not sent
+   * @throws IllegalArgumentException if {@code to} is unknown or this group, or the item cannot
+   *     be encoded (an unregistered class, or nested deeper than {@link Codec#MAX_DEPTH}); if the
+   *     deliverer lets it propagate, the message's execution ends with an error reply
    */
   void send(GroupId to, Object item);
 
   /**
-   * Returns the items received for this message from one group, in arrival order.
+   * Returns the items received for this message from one group, in arrival order, decoded
+   * afresh on each call.
    *
    * @param from the sending group
    * @return the items, possibly empty
+   * @throws IllegalArgumentException if an item cannot be decoded here
    */
   List<Object> received(GroupId from);
 }

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * UNAVAILABLE answer), which lets the cluster execute it exactly once. A call completes with the
  * reply group's decoded reply, with a {@link MulticastException} if the cluster refused or failed
  * it, or with a {@link CallTimeoutException} (a {@link TimeoutException} carrying the
- * {@link MsgId}) after the total timeout (the outcome is then unknown).
+ * {@link MsgId}) when the outcome is unknown: after the total timeout, or as a
+ * {@link ClientExpiredException} when the reply group forgot this client.
  *
  * <p>Thread-safe. Returned futures complete on the client's I/O threads: do not block in
  * dependent stages (use the {@code ...Async} variants for slow work).
@@ -99,7 +100,8 @@ public final class MulticastClient implements AutoCloseable {
    * @param payload the message, of a registered class (or a byte array)
    * @return the reply group's decoded reply; fails with {@link IllegalArgumentException} for
    *     invalid arguments, {@link MulticastException} if the cluster refused or failed the
-   *     message, {@link TimeoutException} if no answer came within the total timeout
+   *     message, {@link TimeoutException} ({@link CallTimeoutException}) if the outcome is unknown:
+   *     no answer came within the total timeout, or the reply group forgot this client
    */
   public CompletableFuture<Object> multicast(Set<GroupId> dests, Object payload) {
     GroupId reply = null;

@@ -6,7 +6,9 @@ import io.eyrie.multicast.internal.GroupState;
  * A definite refusal or failure reported by the cluster for a multicast or a query: the request
  * was malformed, the application failed, or the command is stale (its sequence number is below
  * the client's watermark). Unlike a {@link java.util.concurrent.TimeoutException}, the outcome is
- * known: the cluster answered with a status other than OK.
+ * known: the cluster answered with a status other than OK. The status {@link #EXPIRED} is the
+ * exception: it does not tell the outcome, and calls answered with it fail with a
+ * {@link ClientExpiredException} (a {@link CallTimeoutException}) instead.
  */
 public class MulticastException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -17,7 +19,11 @@ public class MulticastException extends RuntimeException {
   public static final int ERROR = GroupState.ERROR;
   /** The command's sequence number is below the client's watermark. */
   public static final int STALE = GroupState.STALE;
-  /** The client was idle longer than the cluster keeps its records; use a new client. */
+  /**
+   * The reply group forgot the client (idle there longer than the cluster keeps records) and
+   * cannot tell whether it executed the message: an unknown outcome, reported as
+   * {@link ClientExpiredException}, never as a {@code MulticastException}.
+   */
   public static final int EXPIRED = GroupState.EXPIRED;
 
   private final int status;

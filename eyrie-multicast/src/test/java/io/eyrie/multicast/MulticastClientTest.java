@@ -315,6 +315,24 @@ class MulticastClientTest {
     assertEquals(0, c.resends(), "a definite answer is never resent");
   }
 
+  /**
+   * Review F3: EXPIRED means the reply group cannot tell whether it executed the message (another
+   * destination may have made it run), so it is an unknown outcome, a {@link TimeoutException}
+   * like the total timeout, never a definite {@link MulticastException}.
+   */
+  @Test
+  void expiredIsAnUnknownOutcome() throws Exception {
+    FakeNode n = new FakeNode();
+    MulticastClient c = client(start(n), 5000, 20_000);
+    n.onMulticast = r -> reply(GroupState.EXPIRED, null, 0);
+    Throwable t = failure(c.multicast(Set.of(P0), 1L));
+    ClientExpiredException e = assertInstanceOf(ClientExpiredException.class, t);
+    assertInstanceOf(CallTimeoutException.class, e);
+    assertEquals(c.clientId(), e.msgId().client());
+    assertTrue(e.getMessage().contains("unknown"), e.getMessage());
+    assertEquals(0, c.resends(), "EXPIRED is not resent");
+  }
+
   @Test
   void leaderHintIsFollowed() throws Exception {
     FakeNode[] nodes = {new FakeNode(), new FakeNode(), new FakeNode()};

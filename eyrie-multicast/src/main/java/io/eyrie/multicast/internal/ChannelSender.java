@@ -145,11 +145,14 @@ final class ChannelSender {
   }
 
   private void send(Wire.ChannelBatch batch, long myEpoch) {
-    byte[] data = codec.encode(batch);
-    batches.incrementAndGet();
-    items.addAndGet(batch.items().length);
-    bytes.addAndGet(data.length);
     try {
+      // Inside the try: a batch that cannot be encoded must go through onFailure, or inFlight
+      // would never come down and the channel would stop (review F6). Items are encoded when they
+      // enter the outbox, so this should not fail.
+      byte[] data = codec.encode(batch);
+      batches.incrementAndGet();
+      items.addAndGet(batch.items().length);
+      bytes.addAndGet(data.length);
       RaftClient c = client.get();
       c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
         if (err != null) {

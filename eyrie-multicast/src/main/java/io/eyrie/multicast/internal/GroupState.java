@@ -7,6 +7,7 @@ import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Conflict;
 import io.eyrie.multicast.internal.Wire.Data;
 import io.eyrie.multicast.internal.Wire.Propose;
 import io.eyrie.multicast.internal.Wire.Start;
@@ -93,12 +94,14 @@ public final class GroupState {
   final TreeMap<GroupId, Channel> channels = new TreeMap<>();
   final HashMap<Long, ClientRecord> clients = new HashMap<>();
   /**
-   * Clients whose records expired, with the log time of expiry: their starts are refused (a
-   * resend could otherwise execute again), even once a proposal recreated a record. Kept
-   * {@link #TOMBSTONE_FACTOR} expiry periods but at least {@link #MIN_TOMBSTONE_MS}, and while a
-   * recreated record exists.
+   * Clients whose records expired: the log time of expiry and the highest seq this group ever
+   * made pending for the client. A Start with a seq up to that one and not known here is refused
+   * (a resend could otherwise execute again), even once a proposal recreated a record; a higher
+   * seq cannot have been executed here (a client allocates seqs in increasing order) and is
+   * accepted. Kept {@link #TOMBSTONE_FACTOR} expiry periods but at least
+   * {@link #MIN_TOMBSTONE_MS}, and while a recreated record exists.
    */
-  final HashMap<Long, Long> tombstones = new HashMap<>();
+  final HashMap<Long, Tombstone> tombstones = new HashMap<>();
   static final int TOMBSTONE_FACTOR = 10;
   /**
    * The least time a tombstone is kept, whatever the expiry: a resend or a delayed duplicate of a
@@ -106,6 +109,23 @@ public final class GroupState {
    * with how long idle clients are kept. (Ten default expiry periods.)
    */
   static final long MIN_TOMBSTONE_MS = 5 * 60 * 60_000L;
+  /**
+   * How far one start batch may move the log time forward. The time of a batch is the wall clock
+   * of whichever node submitted it, so without a bound one node whose clock stepped forward would
+   * make every idle-looking client expire at once. With it, a forward step of the clock is spread
+   * over many entries, while a group that receives a batch at least once a minute still follows
+   * real time. (The log time never goes back, and before the first batch it is 0 and takes that
+   * batch's time whole.) Since the log time then lags at most one step behind the time of the
+   * next batch, activity learned through channels (which carry no time) and stamped with the
+   * current log time is also at most one step stale; expiry periods are far longer.
+   */
+  static final long MAX_LOG_TIME_STEP_MS = 60_000L;
+  /**
+   * About how many bytes of items one channel batch carries at most (estimated; a single larger
+   * item goes alone). Ratis refuses a log entry above its write byte limit, and a refused batch
+   * would be resent identically for ever.
+   */
+  static final int MAX_BATCH_BYTES = 1 << 20;
   final Stats stats = new Stats();
 
   private final TreeSet<GroupId> dirty = new TreeSet<>();
@@ -168,7 +188,7 @@ public final class GroupState {
     if (entry instanceof StartBatch b) {
       stats.entries++;
       if (b.time() > logTime) {
-        logTime = b.time();
+        logTime = logTime == 0 ? b.time() : Math.min(b.time(), saturatedAdd(logTime, MAX_LOG_TIME_STEP_MS));
       }
       if (b.starts() != null) {
         for (Start s : b.starts()) {
@@ -232,13 +252,19 @@ public final class GroupState {
       return;
     }
     MsgId id = s.id();
-    if (tombstones.containsKey(id.client()) && !knownHere(id)) {
+    Tombstone tomb = tombstones.get(id.client());
+    if (tomb != null && id.seq() <= maxPendingSeq(id.client(), tomb) && !knownHere(id)) {
       // The client's record expired here, so this group forgot which of its messages it has
-      // executed: any message it does not know now may be one it executed before the expiry.
-      // That holds even if a proposal recreated the record since (the new record only knows
-      // the messages learned after it), so the tombstone is checked, not the record.
+      // executed: a message it does not know now, with a seq it once made pending, may be one it
+      // executed before the expiry. That holds even if a proposal recreated the record since (the
+      // new record only knows the messages learned after it), so the tombstone is checked, not
+      // the record. A higher seq was never pending here, so it was never executed here (nor
+      // anywhere, since delivery needs this group's proposal) and is accepted. The client must
+      // treat EXPIRED as an unknown outcome: another destination may have proposed the message
+      // here before this Start, or may yet.
       listener.reply(id, new Reply(EXPIRED, null, "client " + Long.toHexString(id.client())
-          + " was idle longer than the expiry time; start a new client"));
+          + " was idle longer than the expiry time and this group cannot tell whether it executed message " + id
+          + "; the outcome is unknown"));
       return;
     }
     ClientRecord rec = client(id.client());
@@ -271,6 +297,8 @@ public final class GroupState {
   private void newPending(Start s) {
     Msg m = new Msg(s);
     pending.put(s.id(), m);
+    ClientRecord rec = client(s.id().client());
+    rec.maxPending = Math.max(rec.maxPending, s.id().seq());
     clock++;
     if (s.dests().length == 1) {
       m.finalTs = clock;
@@ -287,6 +315,12 @@ public final class GroupState {
     }
   }
 
+  /** The highest seq made pending here for a client that has a tombstone, counting its recreated record. */
+  private long maxPendingSeq(long clientId, Tombstone tomb) {
+    ClientRecord rec = clients.get(clientId);
+    return rec == null ? tomb.maxSeq : Math.max(tomb.maxSeq, rec.maxPending);
+  }
+
   /** True if the message is pending here, or delivered here and still in its client's record. */
   private boolean knownHere(MsgId id) {
     if (pending.containsKey(id)) {
@@ -295,6 +329,27 @@ public final class GroupState {
     ClientRecord rec = clients.get(id.client());
     return rec != null && rec.delivered.contains(id);
   }
+
+  /*
+   * A message id reused with other content (review F7: a reused client id, or colliding
+   * incarnation ids) must not make groups deliver different messages under one id, nor block any
+   * group. A group that sees a proposal whose content differs from its own pending version marks
+   * the message conflicting: it still takes part in the ordering (so no group waits for ever)
+   * but never executes it; at its head the message ends with an error reply (at the reply group)
+   * and only the started-signal is sent. Each destination proposes its own version, so a group
+   * whose version shares a destination with another version receives that other version (or a
+   * Conflict) and marks it too. If the proposer is among this group's destinations, its timestamp
+   * counts as usual; otherwise the proposer waits for a proposal this group would never send, so
+   * it is answered with a Conflict carrying this group's timestamp, which the proposer counts as
+   * this group's proposal and which marks the message there. A proposal for a message delivered
+   * here also comes from a group outside this group's version's destinations (channels are
+   * exactly-once and a group proposes once, so the proposals of this version's destinations were
+   * all counted before delivery): it is answered with a Conflict as well. The order of a
+   * conflicting message may differ between groups (their versions have different destination
+   * sets), which is harmless since it runs nowhere it was marked. A group where no other version
+   * ever shows up executes its version; the guarantee is that no group blocks and no group that
+   * learned of another version executes either.
+   */
 
   /*
    * A proposal is never refused, not even for an expired client: the proposer has the message
@@ -315,28 +370,68 @@ public final class GroupState {
     ClientRecord rec = client(s.id().client());
     advanceWatermark(s.id().client(), rec, s.watermark());
     if (rec.delivered.contains(s.id())) {
-      LOG.error("{}: proposal from {} for {} which was delivered already", self, from, s.id());
+      Msg q = queued.get(s.id());
+      if (q != null && q.start.sameContent(s)) {
+        LOG.error("{}: duplicate proposal from {} for {} which was delivered already", self, from, s.id());
+        return;
+      }
+      // Another version of a message delivered here (see above): let the proposer decide, and
+      // do not execute ours if it has not started yet.
+      LOG.error("{}: proposal from {} for {} which was delivered here; the id was reused with other content",
+          self, from, s.id());
+      if (q != null && !(q == queue.peek() && headStarted)) {
+        q.conflict = true;
+      }
+      send(from, new Conflict(s.id(), clock));
       return;
     }
     Msg m = pending.get(s.id());
     if (m == null) {
       newPending(s);
       m = pending.get(s.id());
-    }
-    if (m.finalTs < 0) {
-      m.proposals.put(from, p.ts());
-      if (m.proposals.size() == s.dests().length) {
-        undecided.remove(m);
-        long max = 0;
-        for (long ts : m.proposals.values()) {
-          max = Math.max(max, ts);
-        }
-        m.finalTs = max;
-        clock = Math.max(clock, max);
-        decided.add(m);
+    } else if (!m.start.sameContent(s)) {
+      LOG.error("{}: proposal from {} for {} with other content than the message pending here; it will not be "
+          + "executed", self, from, s.id());
+      m.conflict = true;
+      if (Arrays.binarySearch(m.start.dests(), from) < 0) {
+        send(from, new Conflict(s.id(), m.localTs >= 0 ? m.localTs : m.finalTs));
+        deliverReady();
+        return;
       }
     }
+    addProposal(m, from, p.ts());
     deliverReady();
+  }
+
+  private void applyConflict(GroupId from, Conflict c) {
+    Msg m = c.id() == null ? null : pending.get(c.id());
+    if (m == null) {
+      LOG.error("{}: dropping a conflict from {} for {}, which is not pending here", self, from, c.id());
+      return;
+    }
+    LOG.error("{}: {} holds another message with the id {}; it will not be executed", self, from, c.id());
+    m.conflict = true;
+    if (Arrays.binarySearch(m.start.dests(), from) >= 0) {
+      addProposal(m, from, c.ts());
+    }
+    deliverReady();
+  }
+
+  private void addProposal(Msg m, GroupId from, long ts) {
+    if (m.finalTs >= 0) {
+      return;
+    }
+    m.proposals.put(from, ts);
+    if (m.proposals.size() == m.start.dests().length) {
+      undecided.remove(m);
+      long max = 0;
+      for (long t : m.proposals.values()) {
+        max = Math.max(max, t);
+      }
+      m.finalTs = max;
+      clock = Math.max(clock, max);
+      decided.add(m);
+    }
   }
 
   private void deliverReady() {
@@ -368,7 +463,8 @@ public final class GroupState {
       if (!headStarted) {
         headStarted = true;
         sentToReplyGroup = false;
-        ex = invoke(ctx, true);
+        ex = m.conflict ? Execution.error("message id " + m.start.id()
+            + " was reused with other content; it was not executed") : invoke(ctx, true);
         if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
           send(m.start.replyGroup(), new Started(m.start.id()));
         }
@@ -378,11 +474,22 @@ public final class GroupState {
         return;
       }
       if (ex.isAwait()) {
-        parkedOn = new TreeSet<>(ex.awaited());
-        parkedOn.remove(self);
-        if (parkedOn.isEmpty()) {
+        TreeSet<GroupId> on = new TreeSet<>(ex.awaited());
+        on.remove(self);
+        GroupId outside = null;
+        for (GroupId g : on) {
+          if (Arrays.binarySearch(m.start.dests(), g) < 0) {
+            outside = g;
+            break;
+          }
+        }
+        if (on.isEmpty()) {
           ex = Execution.error("a message cannot wait for its own group");
+        } else if (outside != null) {
+          // Only destinations send items for a message: the wait could never end.
+          ex = Execution.error("a message cannot wait for group " + outside + ", which is not a destination");
         } else {
+          parkedOn = on;
           stats.parks++;
           continue;
         }
@@ -391,11 +498,21 @@ public final class GroupState {
     }
   }
 
+  /**
+   * Runs the application on a message. Whatever it throws becomes an error reply, Errors
+   * included (an AssertionError or a LinkageError is as deterministic as the application): an
+   * exception escaping apply would stop the Ratis server on every replica. A
+   * {@link VirtualMachineError} (out of memory, stack overflow) is rethrown instead: it depends on
+   * the replica, not on the log, so answering it could make replicas diverge. Decoding cannot
+   * overflow the stack ({@link Codec#MAX_DEPTH}); deliverers must not recurse without bound.
+   */
   private Execution invoke(Ctx ctx, boolean first) {
     try {
       Execution ex = first ? app.deliver(ctx) : app.resume(ctx);
       return ex == null ? Execution.done() : ex;
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
       LOG.warn("{}: application failed on {}: {}", self, ctx.m.start.id(), e.toString());
       return Execution.error("application error: " + e);
     }
@@ -407,7 +524,7 @@ public final class GroupState {
       return false;
     }
     for (GroupId g : from) {
-      List<Object> items = in.data.get(g);
+      List<byte[]> items = in.data.get(g);
       if (items == null || items.isEmpty()) {
         return false;
       }
@@ -433,7 +550,10 @@ public final class GroupState {
       byte[] body;
       try {
         body = codec.encode(ex.replyValue());
-      } catch (IllegalArgumentException e) {
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable e) {
+        // Unregistered, nested too deep, or an application serializer failed (see invoke).
         body = null;
       }
       r = body == null ? new Reply(ERROR, null, "reply is not encodable: " + ex.replyValue().getClass().getName())
@@ -442,7 +562,9 @@ public final class GroupState {
     ClientRecord rec = client(id.client());
     rec.replies.put(id, r);
     TreeSet<GroupId> waiting = new TreeSet<>();
-    for (GroupId d : m.start.dests()) {
+    // A conflicting message ran nowhere it was marked, and other versions may have other
+    // destinations: no started-signal to wait for.
+    for (GroupId d : m.conflict ? new GroupId[0] : m.start.dests()) {
       if (!d.equals(self) && (in == null || !in.heard.contains(d))) {
         waiting.add(d);
       }
@@ -493,12 +615,14 @@ public final class GroupState {
       receive(from, d.id(), d.value(), true);
     } else if (item instanceof Started s) {
       receive(from, s.id(), null, false);
+    } else if (item instanceof Conflict c) {
+      applyConflict(from, c);
     } else {
       LOG.error("{}: dropping unknown channel item {} from {}", self, item == null ? null : item.getClass(), from);
     }
   }
 
-  private void receive(GroupId from, MsgId id, Object value, boolean isData) {
+  private void receive(GroupId from, MsgId id, byte[] value, boolean isData) {
     TreeSet<GroupId> waiting = awaitingStarts.get(id);
     if (waiting != null) {
       waiting.remove(from);
@@ -583,14 +707,16 @@ public final class GroupState {
         e.getValue().lastSeen = logTime;
       }
       if (logTime - e.getValue().lastSeen > clientExpiryMs && !active.contains(e.getKey())) {
-        tombstones.put(e.getKey(), logTime);
+        Tombstone old = tombstones.get(e.getKey());
+        tombstones.put(e.getKey(), new Tombstone(logTime,
+            old == null ? e.getValue().maxPending : Math.max(old.maxSeq, e.getValue().maxPending)));
         return true;
       }
       return false;
     });
     long keep = clientExpiryMs > Long.MAX_VALUE / TOMBSTONE_FACTOR ? Long.MAX_VALUE
         : Math.max(MIN_TOMBSTONE_MS, TOMBSTONE_FACTOR * clientExpiryMs);
-    tombstones.entrySet().removeIf(e -> logTime - e.getValue() > keep && !clients.containsKey(e.getKey()));
+    tombstones.entrySet().removeIf(e -> logTime - e.getValue().since > keep && !clients.containsKey(e.getKey()));
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -606,10 +732,37 @@ public final class GroupState {
     return c == null ? null : new long[] {c.outbox.first(), c.outbox.next(), c.nextIn};
   }
 
-  /** Returns up to {@code max} outbox items towards a group from sequence number {@code from}. */
+  /**
+   * Returns up to {@code max} outbox items towards a group from sequence number {@code from}, and
+   * about {@link #MAX_BATCH_BYTES} at most (but at least one item if there is one).
+   */
   public List<Object> outboxRange(GroupId to, long from, int max) {
     Channel c = channels.get(to);
-    return c == null ? List.of() : c.outbox.range(from, max);
+    if (c == null) {
+      return List.of();
+    }
+    List<Object> items = c.outbox.range(from, max);
+    long bytes = 0;
+    for (int i = 0; i < items.size(); i++) {
+      bytes += estimatedBytes(items.get(i));
+      if (bytes > MAX_BATCH_BYTES && i > 0) {
+        return items.subList(0, i);
+      }
+    }
+    return items;
+  }
+
+  /** An upper estimate of an outbox item's encoded size. */
+  static long estimatedBytes(Object item) {
+    if (item instanceof Data d) {
+      return 64 + (d.value() == null ? 0 : d.value().length);
+    }
+    if (item instanceof Propose p && p.start() != null) {
+      Start s = p.start();
+      return 128 + (s.payload() == null ? 0 : s.payload().length)
+          + (s.dests() == null ? 0 : 16L * s.dests().length) + (s.replyGroup() == null ? 0 : 16);
+    }
+    return 64;
   }
 
   /** Returns the groups this group has channels to. */
@@ -711,6 +864,8 @@ public final class GroupState {
     final Start start;
     long localTs = -1;
     long finalTs = -1;
+    /** Another group holds another message under this id: never executed here (review F7). */
+    boolean conflict;
     final TreeMap<GroupId, Long> proposals = new TreeMap<>();
 
     Msg(Start start) {
@@ -720,7 +875,8 @@ public final class GroupState {
 
   static final class Inbox {
     final TreeSet<GroupId> heard = new TreeSet<>();
-    final TreeMap<GroupId, List<Object>> data = new TreeMap<>();
+    /** The encoded items, per sender (decoded when the application reads them). */
+    final TreeMap<GroupId, List<byte[]>> data = new TreeMap<>();
   }
 
   static final class Channel {
@@ -728,9 +884,14 @@ public final class GroupState {
     long nextIn;
   }
 
+  /** What is left of an expired client record: when it expired, and its highest pending seq. */
+  record Tombstone(long since, long maxSeq) {}
+
   static final class ClientRecord {
     long watermark;
     long lastSeen;
+    /** The highest seq made pending here since this record was created, or -1. */
+    long maxPending = -1;
     final java.util.HashSet<MsgId> delivered = new java.util.HashSet<>();
     final HashMap<MsgId, Reply> replies = new HashMap<>();
   }
@@ -786,17 +947,32 @@ public final class GroupState {
       if (to == null || to.equals(self) || !channels.containsKey(to)) {
         throw new IllegalArgumentException("cannot send to " + to + " from " + self);
       }
+      // Encoded now, on the apply thread: an item that cannot be encoded fails here, as an
+      // IllegalArgumentException that makes the message's execution an error reply (the same on
+      // every replica), instead of entering the outbox and wedging the channel (review F6).
+      byte[] bytes = codec.encode(item);
       if (to.equals(m.start.replyGroup())) {
         sentToReplyGroup = true;
       }
-      GroupState.this.send(to, new Data(m.start.id(), item));
+      GroupState.this.send(to, new Data(m.start.id(), bytes));
     }
 
     @Override
     public List<Object> received(GroupId from) {
       Inbox in = inboxes.get(m.start.id());
-      List<Object> items = in == null ? null : in.data.get(from);
-      return items == null ? List.of() : Collections.unmodifiableList(items);
+      List<byte[]> items = in == null ? null : in.data.get(from);
+      if (items == null) {
+        return List.of();
+      }
+      // Decoded on every call: each caller gets its own objects, and the state keeps the bytes.
+      List<Object> out = new ArrayList<>(items.size());
+      for (byte[] b : items) {
+        if (b == null) {
+          throw new IllegalArgumentException("an item from " + from + " has no value");
+        }
+        out.add(codec.decode(b));
+      }
+      return Collections.unmodifiableList(out);
     }
   }
 }

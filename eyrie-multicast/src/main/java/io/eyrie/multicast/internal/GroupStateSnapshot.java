@@ -21,7 +21,12 @@ import java.util.TreeSet;
  * application's state. Maps are written in key order, so equal states give equal bytes.
  */
 public final class GroupStateSnapshot {
-  private static final int VERSION = 1;
+  /**
+   * 2: client records carry their highest pending seq and tombstones their highest seq (review
+   * F3); a channel's Data items carry their value encoded (review F6); a message can be marked
+   * conflicting (review F7). Version 1 snapshots are refused.
+   */
+  private static final int VERSION = 2;
 
   private GroupStateSnapshot() {}
 
@@ -50,11 +55,11 @@ public final class GroupStateSnapshot {
       writeId(out, id);
       writeGroups(out, in.heard);
       out.writeVarInt(in.data.size(), true);
-      for (Map.Entry<GroupId, List<Object>> e : in.data.entrySet()) {
+      for (Map.Entry<GroupId, List<byte[]>> e : in.data.entrySet()) {
         out.writeString(e.getKey().name());
         out.writeVarInt(e.getValue().size(), true);
-        for (Object o : e.getValue()) {
-          s.codec.write(out, o);
+        for (byte[] b : e.getValue()) {
+          writeBytes(out, b);
         }
       }
     }
@@ -83,6 +88,7 @@ public final class GroupStateSnapshot {
       out.writeLong(cid);
       out.writeVarLong(r.watermark, true);
       out.writeVarLong(r.lastSeen, true);
+      out.writeLong(r.maxPending);
       out.writeVarInt(r.delivered.size(), true);
       for (MsgId id : new TreeSet<>(r.delivered)) {
         writeId(out, id);
@@ -100,7 +106,8 @@ public final class GroupStateSnapshot {
     out.writeVarInt(s.tombstones.size(), true);
     for (Long cid : new TreeSet<>(s.tombstones.keySet())) {
       out.writeLong(cid);
-      out.writeVarLong(s.tombstones.get(cid), true);
+      out.writeVarLong(s.tombstones.get(cid).since(), true);
+      out.writeLong(s.tombstones.get(cid).maxSeq());
     }
 
     GroupState.Stats st = s.stats;
@@ -118,7 +125,8 @@ public final class GroupStateSnapshot {
   public static void read(GroupState s, Input in) {
     int version = in.readInt();
     if (version != VERSION) {
-      throw new IllegalStateException("unsupported snapshot version " + version);
+      throw new IllegalStateException("unsupported snapshot version " + version + " (this build reads version "
+          + VERSION + ")");
     }
     String self = in.readString();
     if (!self.equals(s.self.name())) {
@@ -156,9 +164,9 @@ public final class GroupStateSnapshot {
       for (int j = 0; j < k; j++) {
         GroupId g = GroupId.valueOf(in.readString());
         int c = in.readVarInt(true);
-        List<Object> items = new ArrayList<>(c);
+        List<byte[]> items = new ArrayList<>(c);
         for (int x = 0; x < c; x++) {
-          items.add(s.codec.read(in));
+          items.add(readBytes(in));
         }
         box.data.put(g, items);
       }
@@ -191,6 +199,7 @@ public final class GroupStateSnapshot {
       ClientRecord r = new ClientRecord();
       r.watermark = in.readVarLong(true);
       r.lastSeen = in.readVarLong(true);
+      r.maxPending = in.readLong();
       int k = in.readVarInt(true);
       for (int j = 0; j < k; j++) {
         r.delivered.add(readId(in));
@@ -208,7 +217,8 @@ public final class GroupStateSnapshot {
     n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       long cid = in.readLong();
-      s.tombstones.put(cid, in.readVarLong(true));
+      long since = in.readVarLong(true);
+      s.tombstones.put(cid, new GroupState.Tombstone(since, in.readLong()));
     }
 
     GroupState.Stats st = s.stats;
@@ -228,6 +238,7 @@ public final class GroupStateSnapshot {
     s.codec.write(out, m.start);
     out.writeLong(m.localTs);
     out.writeLong(m.finalTs);
+    out.writeBoolean(m.conflict);
     out.writeVarInt(m.proposals.size(), true);
     for (Map.Entry<GroupId, Long> e : m.proposals.entrySet()) {
       out.writeString(e.getKey().name());
@@ -239,6 +250,7 @@ public final class GroupStateSnapshot {
     Msg m = new Msg((Wire.Start) s.codec.read(in));
     m.localTs = in.readLong();
     m.finalTs = in.readLong();
+    m.conflict = in.readBoolean();
     int k = in.readVarInt(true);
     for (int j = 0; j < k; j++) {
       m.proposals.put(GroupId.valueOf(in.readString()), in.readVarLong(true));

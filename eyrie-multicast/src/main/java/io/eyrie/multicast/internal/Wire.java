@@ -34,11 +34,26 @@ public final class Wire {
   /** Channel item: the sender's timestamp proposal for a message, with the whole message. */
   public record Propose(Start start, long ts) {}
 
-  /** Channel item: application data for a message (object values, verdicts, signals). */
-  public record Data(MsgId id, Object value) {}
+  /**
+   * Channel item: application data for a message (object values, verdicts, signals), encoded by
+   * the sending group when the application sent it. Encoding at that point (on the apply thread)
+   * makes an unencodable item a deterministic error of the sending message instead of a batch the
+   * channel can never ship, and freezes the value: the application may change the object later
+   * without changing what is shipped or snapshotted. The receiver decodes it when the application
+   * reads it ({@link io.eyrie.multicast.ExecutionContext#received}).
+   */
+  public record Data(MsgId id, byte[] value) {}
 
   /** Channel item: the sender has begun executing the message (execution atomicity). */
   public record Started(MsgId id) {}
+
+  /**
+   * Channel item: the sender holds another message under the same id (a reused id). It answers a
+   * proposal the sender would otherwise never answer (the receiver counts the sender among the
+   * message's destinations, the sender does not): {@code ts} stands for the sender's proposal, so
+   * the receiver can decide, and the receiver must not execute its version.
+   */
+  public record Conflict(MsgId id, long ts) {}
 
   /** Client frame: a request to multicast. */
   public record ClientRequest(long requestId, Start start) {}

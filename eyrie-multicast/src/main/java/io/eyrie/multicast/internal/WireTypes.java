@@ -35,5 +35,6 @@ public final class WireTypes {
     k.register(long[].class, 29);
     k.register(int[].class, 30);
     k.register(String[].class, 31);
+    k.register(Wire.Conflict.class, 32);
   }
 }

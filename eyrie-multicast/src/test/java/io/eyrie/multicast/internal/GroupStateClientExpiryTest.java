@@ -43,10 +43,13 @@ class GroupStateClientExpiryTest {
     return app.delivered().stream().filter(id::equals).count();
   }
 
-  /** Other clients keep {@code g} busy for {@code minutes}, in steps of five minutes. */
+  /**
+   * Other clients keep {@code g} busy for {@code minutes}, one start batch a minute (the log time
+   * moves at most {@link GroupState#MAX_LOG_TIME_STEP_MS} per batch).
+   */
   private void othersUse(GroupState g, int minutes) {
-    for (int i = 0; i < minutes / 5; i++) {
-      t.time += 5 * 60_000L;
+    for (int i = 0; i < minutes; i++) {
+      t.time += 60_000L;
       long seq = otherSeq++;
       t.submit(g, t.start(OTHER, seq, seq, SimDeliverer.PLAIN, g.self(), g.self()));
     }
@@ -87,10 +90,7 @@ class GroupStateClientExpiryTest {
     Ev first = t.repliesFor(m.id()).get(0);
     assertEquals(GroupState.OK, first.reply().status());
     // Other clients keep the group busy for longer than the expiry; this client is idle.
-    for (long i = 0; i < 12; i++) {
-      t.time += 5 * 60_000L;
-      t.submit(s, t.start(OTHER, i, i, SimDeliverer.PLAIN, G0, G0));
-    }
+    othersUse(s, 60);
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
     assertEquals(1, app.delivered().stream().filter(m.id()::equals).count(),
@@ -205,22 +205,27 @@ class GroupStateClientExpiryTest {
     othersUse(g0, 40);
     assertNull(g0.clients.get(CLIENT));
     assertTrue(g0.tombstones.containsKey(CLIENT));
-    // It is active at g1: m1 to both, answered by g1. Its Start reaches g0 first and is refused
-    // (g0 cannot know whether it executed it), but g1's proposal is accepted.
+    // It is active at g1: m1 to both, answered by g1. g1's proposal reaches g0 first and is
+    // accepted (refusing it would block g1); the Start that follows is a duplicate. (Before review
+    // F3 a Start reaching g0 first was refused EXPIRED, though m1 was then executed from g1's
+    // proposal; now a seq above every seq g0 made pending is accepted, see
+    // newMessageOfAClientExpiredAtItsReplyGroupIsNotRefusedWhileExecuted.)
     Start m1 = t.start(CLIENT, 1, 0, SimDeliverer.PLAIN, G1, G0, G1);
-    t.submit(g0, m1);
-    assertEquals(GroupState.EXPIRED, t.repliesFor(m1.id()).get(0).reply().status());
     t.submit(g1, m1);
+    pump(g1, g0);
+    t.submit(g0, m1);
     exchange(g0, g1);
     assertEquals(1, executions(app0, m1.id()), "a proposal for an expired client must be delivered");
     assertEquals(1, executions(app1, m1.id()));
-    assertEquals(GroupState.OK, t.repliesFor(m1.id()).get(1).reply().status());
+    assertTrue(t.repliesFor(m1.id()).stream().allMatch(e -> e.reply().status() == GroupState.OK),
+        () -> "replies " + t.repliesFor(m1.id()));
     assertNotNull(g0.clients.get(CLIENT), "the proposal recreated the record");
     // The answer to m0 was lost: the client (watermark still 0) resends it to g0.
     t.submit(g0, m0);
     exchange(g0, g1);
     List<Ev> r = t.repliesFor(m0.id());
     assertEquals(2, r.size(), () -> "replies " + r);
+    // EXPIRED: g0 cannot tell whether it executed m0 (it did), an unknown outcome to the client.
     assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
     assertEquals(1, executions(app0, m0.id()));
     assertEquals(1, executions(app1, m0.id()));
@@ -297,8 +302,67 @@ class GroupStateClientExpiryTest {
     assertEquals(2, r.size());
     assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
     assertEquals(1, executions(app, m.id()));
-    t.time += GroupState.MIN_TOMBSTONE_MS + 1;
-    t.submit(s, t.start(OTHER, 60, 60, SimDeliverer.PLAIN, G0, G0));
+    otherSeq = 60;
+    othersUse(s, (int) (GroupState.MIN_TOMBSTONE_MS / 60_000L) + 1);
     assertFalse(s.tombstones.containsKey(CLIENT));
+  }
+  /**
+   * Review F3(a): the reply group g0 expired the client while g1 still knows it. The client's new
+   * message m1 to both reaches g1 first (which proposes it to g0), then g0 applies the client's
+   * Start before g1's proposal arrives. g0 used to answer EXPIRED (documented as a definite
+   * refusal) and then deliver and execute m1 from g1's proposal. A seq above every seq this group
+   * ever made pending cannot have been executed here, so the Start is accepted.
+   */
+  @Test
+  void newMessageOfAClientExpiredAtItsReplyGroupIsNotRefusedWhileExecuted() {
+    SimDeliverer app0 = new SimDeliverer(null);
+    SimDeliverer app1 = new SimDeliverer(null);
+    GroupState g0 = t.group(G0, app0, EXPIRY);
+    GroupState g1 = t.group(G1, app1, EXPIRY);
+    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
+    t.submit(g0, m0);
+    t.submit(g1, m0);
+    exchange(g0, g1);
+    assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    othersUse(g0, 40);
+    assertTrue(g0.tombstones.containsKey(CLIENT));
+    Start m1 = t.start(CLIENT, 1, 1, SimDeliverer.PLAIN, G0, G0, G1);
+    t.submit(g1, m1);
+    t.submit(g0, m1);
+    exchange(g0, g1);
+    List<Ev> r = t.repliesFor(m1.id());
+    assertEquals(1, executions(app0, m1.id()));
+    assertEquals(1, executions(app1, m1.id()));
+    assertTrue(r.stream().noneMatch(e -> e.reply().status() == GroupState.EXPIRED),
+        () -> "an executed message was refused EXPIRED: " + r);
+    assertEquals(GroupState.OK, r.get(r.size() - 1).reply().status(), () -> "replies " + r);
+    // The resend of m0 (which g0 made pending before the expiry) is still refused.
+    t.submit(g0, m0);
+    assertEquals(GroupState.EXPIRED, t.repliesFor(m0.id()).get(1).reply().status());
+    assertEquals(1, executions(app0, m0.id()));
+  }
+
+  /**
+   * Review F3(c): one node's clock stepped two hours forward stamps a start batch. The log time
+   * advances by at most {@link GroupState#MAX_LOG_TIME_STEP_MS} per entry, so the clients this
+   * group served a minute ago are not expired by that one entry.
+   */
+  @Test
+  void aClockStepForwardDoesNotExpireEveryClient() {
+    SimDeliverer app = new SimDeliverer(null);
+    GroupState s = t.group(G0, app, EXPIRY);
+    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
+    t.submit(s, m);
+    t.time += 60_000L;
+    t.submit(s, t.start(OTHER, 0, 0, SimDeliverer.PLAIN, G0, G0));
+    long before = s.logTime;
+    t.time += 2 * 60 * 60_000L;
+    t.submit(s, t.start(OTHER, 1, 1, SimDeliverer.PLAIN, G0, G0));
+    assertTrue(s.logTime - before <= 60_000L, () -> "log time jumped by " + (s.logTime - before) + " ms");
+    assertNotNull(s.clients.get(CLIENT), "one skewed clock expired the client");
+    assertFalse(s.tombstones.containsKey(CLIENT));
+    t.submit(s, m);
+    List<Ev> r = t.repliesFor(m.id());
+    assertTrue(r.get(1).same(r.get(0)), () -> "replies " + r);
   }
 }

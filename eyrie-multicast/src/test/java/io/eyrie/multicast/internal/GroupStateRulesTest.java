@@ -160,13 +160,13 @@ class GroupStateRulesTest {
     Start s2 = t.start(2, PLAIN, G0, G0);
     t.submit(s, s2);
     assertEquals(2, s.queuedCount(), "s2 is delivered but waits behind the parked m1");
-    ship(s, G2, 1, new Data(m1.id(), 22L));
+    ship(s, G2, 1, new Data(m1.id(), t.codec.encode(22L)));
     ship(s, G1, 1, new Started(m1.id()));
-    ship(s, G1, 2, new Data(s2.id(), 99L));
+    ship(s, G1, 2, new Data(s2.id(), t.codec.encode(99L)));
     assertEquals(1, app.log.size(), "neither data from another group, a started-signal nor data for another"
         + " message resumes m1");
     assertEquals(List.of(), t.repliesFor(m1.id()));
-    ship(s, G1, 3, new Data(m1.id(), 11L));
+    ship(s, G1, 3, new Data(m1.id(), t.codec.encode(11L)));
     assertEquals(List.of("deliver " + m1.id(), "resume " + m1.id() + " g0=[] g1=[11] g2=[22]", "deliver " + s2.id()),
         app.log);
     assertEquals(2L, body(t.repliesFor(m1.id()).get(0)));
@@ -188,13 +188,13 @@ class GroupStateRulesTest {
     t.submit(s, m);
     ship(s, G1, 1, new Started(m.id()));
     assertEquals(List.of(), t.repliesFor(m.id()), "g2 has not started m");
-    ship(s, G2, 1, new Data(m.id(), 5L));
+    ship(s, G2, 1, new Data(m.id(), t.codec.encode(5L)));
     assertEquals(GroupState.OK, status(m.id()));
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
     assertEquals(2, r.size());
     assertTrue(r.get(1).same(r.get(0)), "a resent start is answered with the recorded reply");
-    ship(s, G1, 2, new Data(m.id(), 6L));
+    ship(s, G1, 2, new Data(m.id(), t.codec.encode(6L)));
     assertEquals(2, t.repliesFor(m.id()).size(), "a late item does not answer again");
 
     // A started-signal that arrives before the reply group executes counts.
@@ -230,7 +230,7 @@ class GroupStateRulesTest {
     Start s2 = t.start(2, PLAIN, G0, G0);
     Start m3 = t.start(3, PLAIN, G3, G0, G3);
     t.submit(s, s2, m3);
-    ship(s, G1, 1, new Data(m1.id(), 11L), new Data(m1.id(), 12L));
+    ship(s, G1, 1, new Data(m1.id(), t.codec.encode(11L)), new Data(m1.id(), t.codec.encode(12L)));
     assertEquals(Set.of(G1, G2), s.parkedOn);
 
     ParkingApp app2 = new ParkingApp();
@@ -243,10 +243,10 @@ class GroupStateRulesTest {
     assertEquals(app.log, app2.log);
 
     int mark = t.replies.size();
-    ship(s, G2, 1, new Data(m1.id(), 21L));
+    ship(s, G2, 1, new Data(m1.id(), t.codec.encode(21L)));
     List<Ev> fromOriginal = List.copyOf(t.replies.subList(mark, t.replies.size()));
     mark = t.replies.size();
-    ship(r, G2, 1, new Data(m1.id(), 21L));
+    ship(r, G2, 1, new Data(m1.id(), t.codec.encode(21L)));
     List<Ev> fromRestored = List.copyOf(t.replies.subList(mark, t.replies.size()));
     assertEquals(2, fromOriginal.size());
     assertEquals(fromOriginal.size(), fromRestored.size());

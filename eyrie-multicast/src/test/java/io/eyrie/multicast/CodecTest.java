@@ -1,0 +1,71 @@
+package io.eyrie.multicast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The codec's limits (review F9). */
+@Timeout(60)
+public class CodecTest {
+
+  /**
+   * The encoding of {@code depth} (at least 2) ArrayLists nested in each other, built from the
+   * bytes of two and three levels (encoding it directly would need as deep a stack): one more
+   * level inserts the same bytes at the same place.
+   */
+  public static byte[] nestedLists(Codec codec, int depth) {
+    byte[] a = codec.encode(nested(2));
+    byte[] b = codec.encode(nested(3));
+    int at = 0;
+    while (a[at] == b[at]) {
+      at++;
+    }
+    byte[] level = Arrays.copyOfRange(b, at, at + b.length - a.length);
+    byte[] out = new byte[a.length + level.length * (depth - 2)];
+    System.arraycopy(a, 0, out, 0, at);
+    for (int i = 0; i < depth - 2; i++) {
+      System.arraycopy(level, 0, out, at + i * level.length, level.length);
+    }
+    System.arraycopy(a, at, out, out.length - (a.length - at), a.length - at);
+    assertArrayEquals(b, depth == 3 ? out : nestedLists(codec, 3));
+    return out;
+  }
+
+  private static Object nested(int depth) {
+    Object v = new ArrayList<>();
+    for (int i = 1; i < depth; i++) {
+      ArrayList<Object> l = new ArrayList<>();
+      l.add(v);
+      v = l;
+    }
+    return v;
+  }
+
+  @Test
+  void deeplyNestedInputIsRefusedWithAClearError() {
+    Codec codec = new Codec(CodecRegistry.create());
+    byte[] bytes = nestedLists(codec, 200_000);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> codec.decode(bytes));
+    assertTrue(e.getMessage().contains("nest"), e.getMessage());
+    // The codec still works.
+    assertEquals(5L, codec.decode(codec.encode(5L)));
+  }
+
+  @Test
+  void nestingUpToTheLimitRoundTripsAndBeyondIsRefusedAtEncoding() {
+    Codec codec = new Codec(CodecRegistry.create());
+    byte[] ok = codec.encode(nested(Codec.MAX_DEPTH));
+    assertEquals(nested(Codec.MAX_DEPTH), codec.decode(ok));
+    assertArrayEquals(ok, nestedLists(codec, Codec.MAX_DEPTH));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> codec.encode(nested(Codec.MAX_DEPTH + 1)));
+    assertTrue(e.getMessage().contains("nest"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> codec.decode(nestedLists(codec, Codec.MAX_DEPTH + 1)));
+  }
+}
