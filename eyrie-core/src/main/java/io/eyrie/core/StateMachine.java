@@ -142,12 +142,17 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
       if (self.equals(m.src())) {
         TreeMap<ObjId, PRObject> out = new TreeMap<>();
         for (ObjId id : m.objs()) {
-          PRObject o = objects.remove(id);
+          PRObject o = objects.get(id);
           if (o != null) {
             out.put(id, o);
           }
         }
-        ctx.send(m.dst(), new Values(out));
+        // The channel encodes the values now; only once they are encoded do they leave.
+        String failed = ship(ctx, List.of(m.dst()), out);
+        if (failed != null) {
+          return Execution.error(failed);
+        }
+        out.keySet().forEach(objects::remove);
         return Execution.reply(CoreReply.ok(null));
       }
       return Execution.awaitFrom(List.of(m.src()));
@@ -167,12 +172,12 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
       for (ObjId id : s.cmd().objects()) {
         PRObject o = objects.get(id);
         if (o != null) {
-          // The outbox keeps the item until it is shipped: send a copy, not the live object.
-          mine.put(id, copy(o));
+          mine.put(id, o);
         }
       }
-      for (GroupId g : others) {
-        ctx.send(g, new Values(mine));
+      String failed = ship(ctx, others, mine);
+      if (failed != null) {
+        return Execution.error(failed);
       }
       return others.isEmpty() ? ssmrExecute(ctx, s) : Execution.awaitFrom(others);
     }
@@ -184,6 +189,9 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
     Object p = ctx.payload();
     if (p instanceof MoveReq m) {
       Values v = (Values) ctx.received(m.src()).get(0);
+      if (v.error() != null) {
+        return Execution.error(v.error());
+      }
       objects.putAll(v.objects());
       return Execution.reply(CoreReply.ok(v.objects().size()));
     } else if (p instanceof CreateReq c) {
@@ -212,6 +220,12 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
     if (o == null || !cmd.target().equals(o.getId())) {
       return CoreReply.nok("createObject returned an object without id " + cmd.target());
     }
+    try {
+      // An object that cannot be encoded could never be moved, copied or snapshotted.
+      codec.encode(o);
+    } catch (IllegalArgumentException e) {
+      return CoreReply.nok("object " + cmd.target() + " cannot be encoded: " + e.getMessage());
+    }
     objects.put(o.getId(), o);
     executed++;
     return CoreReply.ok(null);
@@ -238,6 +252,9 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
     TreeMap<ObjId, PRObject> combined = new TreeMap<>();
     for (GroupId g : otherPartitions(ctx)) {
       for (Object item : ctx.received(g)) {
+        if (((Values) item).error() != null) {
+          return Execution.error(((Values) item).error());
+        }
         for (Map.Entry<ObjId, PRObject> e : ((Values) item).objects().entrySet()) {
           combined.put(e.getKey(), e.getValue());
         }
@@ -264,8 +281,26 @@ public abstract class StateMachine implements Deliverer, ClusterAware {
     return Execution.reply(execute(cmd, combined));
   }
 
-  private PRObject copy(PRObject o) {
-    return (PRObject) codec.decode(codec.encode(o));
+  /**
+   * Sends the values of objects to other partitions. The channel encodes them at once (the
+   * receivers get copies, whatever this partition does to its objects later); if they cannot be
+   * encoded, the receivers are told so, so that they answer an error instead of waiting.
+   *
+   * @return null, or why the values could not be sent
+   */
+  private static String ship(ExecutionContext ctx, List<GroupId> to, TreeMap<ObjId, PRObject> values) {
+    try {
+      for (GroupId g : to) {
+        ctx.send(g, Values.of(values));
+      }
+      return null;
+    } catch (IllegalArgumentException e) {
+      String why = "the objects " + values.keySet() + " cannot be encoded: " + e.getMessage();
+      for (GroupId g : to) {
+        ctx.send(g, Values.failed(why));
+      }
+      return why;
+    }
   }
 
   private CoreReply execute(Command cmd, Map<ObjId, PRObject> combined) {

@@ -40,8 +40,8 @@ final class DssmrSim {
   static final long CLIENT = 7;
 
   final ClusterConfig cluster;
-  final Codec codec = new Codec(BankServer.registry());
-  final DelivererFactory factory = Eyrie.deliverers(BankServer::new, OracleStateMachine::new);
+  final Codec codec;
+  final DelivererFactory factory;
   final TreeMap<GroupId, GroupState> groups = new TreeMap<>();
   /** Per channel "from>to": the next sequence number to ship. */
   private final Map<String, Long> sent = new HashMap<>();
@@ -53,6 +53,13 @@ final class DssmrSim {
   private long time = 1;
 
   DssmrSim(int partitions) {
+    this(partitions, BankServer::new, BankServer.registry());
+  }
+
+  DssmrSim(int partitions, java.util.function.Supplier<? extends io.eyrie.core.StateMachine> server,
+      io.eyrie.multicast.CodecRegistry registry) {
+    codec = new Codec(registry);
+    factory = Eyrie.deliverers(server, OracleStateMachine::new);
     ClusterConfig.Builder b = ClusterConfig.newBuilder().node(1, "127.0.0.1", 1, 2);
     b.group(ORACLE, ClusterConfig.Kind.ORACLE, List.of(1));
     for (int i = 0; i < partitions; i++) {

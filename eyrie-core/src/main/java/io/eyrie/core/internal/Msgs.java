@@ -30,8 +30,20 @@ public final class Msgs {
   /** Multicast to several partitions (and maybe the oracle): execute with S-SMR execution atomicity. */
   public record SsmrReq(Command cmd) {}
 
-  /** Channel item: values of objects (a move's payload, or S-SMR's value exchange). */
-  public record Values(TreeMap<ObjId, PRObject> objects) {}
+  /**
+   * Channel item: values of objects (a move's payload, or S-SMR's value exchange), or why the
+   * sender could not ship them (an object that cannot be encoded); the receiver then answers an
+   * error instead of waiting for ever.
+   */
+  public record Values(TreeMap<ObjId, PRObject> objects, String error) {
+    public static Values of(TreeMap<ObjId, PRObject> objects) {
+      return new Values(objects, null);
+    }
+
+    public static Values failed(String why) {
+      return new Values(new TreeMap<>(), why);
+    }
+  }
 
   /** Channel item: the oracle's verdict on a create or delete, and where the object is (or goes). */
   public record Verdict(int status, GroupId location) {}
