@@ -436,6 +436,5 @@ public final class GroupState {
     public long duplicates;
     public long itemsSent;
     public long itemsReceived;
-
   }
 }
