@@ -1,9 +1,9 @@
 package io.eyrie.core;
 
-import io.eyrie.core.internal.Locations;
-import io.eyrie.core.internal.Msgs;
-import io.eyrie.core.internal.Msgs.CoreReply;
-import io.eyrie.core.internal.Msgs.Prophecy;
+import io.eyrie.core.protocol.Locations;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.Msgs.Prophecy;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
@@ -196,8 +196,10 @@ public final class Client implements AutoCloseable {
     }
     return locate(a).thenCompose(p -> {
       if (p.status() == Msgs.NOK) {
-        return CompletableFuture.completedFuture(Reply.nok(a.cmd.kind() == Command.Kind.CREATE
-            ? "object " + a.cmd.target() + " already exists" : "no such object among " + a.cmd.objects()));
+        // The consult settles the command: the oracle names the object it found or missed.
+        ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
+        return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
+            ? Reply.exists(subject) : Reply.notFound(subject));
       }
       if (p.status() == Msgs.OK) {
         return CompletableFuture.completedFuture(Reply.ok(null));
@@ -290,8 +292,12 @@ public final class Client implements AutoCloseable {
           cache.remove(a.cmd.target());
         }
         return CompletableFuture.completedFuture(Reply.ok(r.value()));
-      case Msgs.NOK:
-        return CompletableFuture.completedFuture(Reply.nok(String.valueOf(r.value())));
+      case Msgs.NOT_FOUND:
+        return CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
+      case Msgs.EXISTS:
+        return CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
+      case Msgs.REFUSED:
+        return CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
       case Msgs.RETRY:
         retries.incrementAndGet();
         a.retries++;

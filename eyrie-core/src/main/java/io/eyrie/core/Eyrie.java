@@ -37,7 +37,10 @@ public final class Eyrie {
   public static DelivererFactory deliverers(Supplier<? extends StateMachine> partitions,
       Supplier<? extends Deliverer> oracle) {
     return (g, cluster, codec) -> {
-      Deliverer d = cluster.group(g).kind() == ClusterConfig.Kind.ORACLE ? oracle.get() : partitions.get();
+      if (cluster.group(g).kind() != ClusterConfig.Kind.ORACLE) {
+        return new PartitionServer(partitions.get(), g, cluster, codec);
+      }
+      Deliverer d = oracle.get();
       if (d instanceof ClusterAware a) {
         a.init(g, cluster, codec);
       }

@@ -4,7 +4,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.Command;
 import io.eyrie.core.Eyrie;
-import io.eyrie.core.internal.Msgs;
+import io.eyrie.core.protocol.Msgs;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;

@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.internal.Msgs;
-import io.eyrie.core.internal.Msgs.CoreReply;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.CoreReply;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.oracle.DssmrSim.Msg;
@@ -210,7 +210,7 @@ class ExecutionAtomicityTest {
     Msg all = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), ObjId.valueOf(99), W)),
         p(0), ORACLE, p(0), p(1), p(2)));
     sim.settle();
-    assertEquals(Msgs.NOK, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
+    assertEquals(Msgs.NOT_FOUND, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
   }
 
   /** An S-SMR create and delete (the fallback) go through the same started/verdict exchange. */
@@ -226,9 +226,9 @@ class ExecutionAtomicityTest {
     Msg d = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
     Msg d2 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.NOK, sim.replies.get(again.id()).status(), "exists already");
+    assertEquals(Msgs.EXISTS, sim.replies.get(again.id()).status(), "exists already");
     assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
-    assertEquals(Msgs.NOK, sim.replies.get(d2.id()).status(), "gone already");
+    assertEquals(Msgs.NOT_FOUND, sim.replies.get(d2.id()).status(), "gone already");
     assertNull(sim.map().get(V));
     assertEquals(List.of(), sim.held(at).stream().filter(id -> id == V.value()).toList());
   }

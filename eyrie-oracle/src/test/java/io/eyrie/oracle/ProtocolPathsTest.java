@@ -12,7 +12,7 @@ import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.core.internal.Msgs;
+import io.eyrie.core.protocol.Msgs;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
@@ -99,7 +99,11 @@ class ProtocolPathsTest {
     assertFalse(get(client.sendAccess(Command.access(new BankOps.Read(), id(1_002)))).isOk(), "deleted");
     Reply again = get(client.sendDelete(Command.delete(id(1_002), null)));
     assertFalse(again.isOk(), "deleting again finds nothing");
-    assertTrue(again.reason().contains("1002") || again.reason().contains("no such object"), again.reason());
+    assertEquals(Reply.Status.NOT_FOUND, again.status(), again.toString());
+    assertEquals(id(1_002), again.object(), "the reply names the missing object");
+    Reply never = get(client.sendDelete(Command.delete(id(999_003), null)));
+    assertEquals(Reply.Status.NOT_FOUND, never.status());
+    assertEquals(id(999_003), never.object());
   }
 
   @Test

@@ -10,7 +10,7 @@ import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
-import io.eyrie.core.internal.Msgs;
+import io.eyrie.core.protocol.Msgs;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.oracle.DssmrSim.Msg;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.eyrie.core.internal;
+package io.eyrie.core.protocol;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
@@ -10,10 +10,17 @@ import java.util.TreeMap;
 public final class Msgs {
   private Msgs() {}
 
-  /** Reply statuses. */
+  /** Statuses. A verdict or prophecy says OK, NOK or RETRY; a reply to a command says OK, RETRY or why not. */
   public static final int OK = 0;
+  /** A negative verdict or prophecy (the command's kind tells why). */
   public static final int NOK = 1;
   public static final int RETRY = 2;
+  /** A reply: an object the command needs does not exist (named in {@code extra}). */
+  public static final int NOT_FOUND = 3;
+  /** A reply: the object a create names exists already (named in {@code extra}). */
+  public static final int EXISTS = 4;
+  /** A reply: the command was refused (the value says why) and changed nothing. */
+  public static final int REFUSED = 5;
 
   /** Multicast to one partition: execute the command if all its objects are local. */
   public record AccessReq(Command cmd) {}
@@ -64,7 +71,17 @@ public final class Msgs {
    * it; RETRY means "here are the locations"), the locations, and the partition the objects
    * should be moved to (or where a new object goes).
    */
-  public record Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target) {}
+  public record Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target, ObjId subject) {
+    /** A prophecy without a subject. */
+    public Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target) {
+      this(status, locations, target, null);
+    }
+
+    /** A negative prophecy about one object: the one missing, or the one that exists already. */
+    public static Prophecy nok(ObjId subject) {
+      return new Prophecy(NOK, null, null, subject);
+    }
+  }
 
   /** Query to a partition: its counters. Query to the oracle: its map (for audits). */
   public record StatsReq(boolean withObjects) {}
@@ -76,14 +93,25 @@ public final class Msgs {
   /** The oracle's answer to {@link StatsReq}. */
   public record OracleMapReply(TreeMap<ObjId, GroupId> locations) {}
 
-  /** A reply to a command: status, the application's value (OK), and objects to co-locate (RETRY). */
+  /**
+   * A reply to a command: status, the application's value (OK) or why not, and objects to
+   * co-locate (RETRY) or the object missing (NOT_FOUND) or existing (EXISTS).
+   */
   public record CoreReply(int status, Object value, ObjId[] extra) {
     public static CoreReply ok(Object value) {
       return new CoreReply(OK, value, null);
     }
 
-    public static CoreReply nok(String why) {
-      return new CoreReply(NOK, why, null);
+    public static CoreReply notFound(ObjId id) {
+      return new CoreReply(NOT_FOUND, "object " + id + " does not exist", new ObjId[] {id});
+    }
+
+    public static CoreReply exists(ObjId id) {
+      return new CoreReply(EXISTS, "object " + id + " already exists", new ObjId[] {id});
+    }
+
+    public static CoreReply refused(String why) {
+      return new CoreReply(REFUSED, why, null);
     }
 
     public static CoreReply retry(ObjId[] extra) {

@@ -1,4 +1,4 @@
-package io.eyrie.bench;
+package io.eyrie.multicast.testing;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,7 +1,15 @@
-package io.eyrie.chirper;
+package io.eyrie.bench;
 
-import io.eyrie.bench.MulticastBenchmark;
-import io.eyrie.bench.RawRatisBaseline;
+import io.eyrie.chirper.ChirperClient;
+import io.eyrie.chirper.ChirperOracle;
+import io.eyrie.chirper.ChirperServer;
+import io.eyrie.chirper.LoadRunner;
+import io.eyrie.chirper.OpGenerator;
+import io.eyrie.chirper.Ops;
+import io.eyrie.chirper.Post;
+import io.eyrie.chirper.ProgressLine;
+import io.eyrie.chirper.SocialGraph;
+import io.eyrie.chirper.Workload;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
@@ -10,6 +18,7 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.testing.RawRatisBaseline;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

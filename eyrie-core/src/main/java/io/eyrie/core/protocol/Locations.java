@@ -1,4 +1,4 @@
-package io.eyrie.core.internal;
+package io.eyrie.core.protocol;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.GroupId;

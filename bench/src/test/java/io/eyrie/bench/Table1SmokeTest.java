@@ -1,4 +1,4 @@
-package io.eyrie.chirper;
+package io.eyrie.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

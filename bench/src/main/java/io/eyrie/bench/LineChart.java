@@ -1,5 +1,6 @@
-package io.eyrie.chirper;
+package io.eyrie.bench;
 
+import io.eyrie.chirper.Chart;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
