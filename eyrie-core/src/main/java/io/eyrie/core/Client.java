@@ -426,7 +426,16 @@ public final class Client implements AutoCloseable {
       return this;
     }
 
-    /** Sets the codec registry, which must hold eyrie-core's classes ({@link Eyrie#registry()}). */
+    /** Sets the service this client calls: its types are how commands and replies are encoded. */
+    public Builder service(Service s) {
+      this.registry = s.registry();
+      return this;
+    }
+
+    /**
+     * Sets the codec registry, which must hold eyrie-core's classes ({@link Eyrie#registry()});
+     * prefer {@link #service}, which cannot disagree with the nodes'.
+     */
     public Builder registry(CodecRegistry r) {
       this.registry = r;
       return this;
@@ -462,7 +471,7 @@ public final class Client implements AutoCloseable {
     /** Returns the client. */
     public Client build() {
       Objects.requireNonNull(cluster, "cluster");
-      Objects.requireNonNull(registry, "registry");
+      Objects.requireNonNull(registry, "service");
       return new Client(this);
     }
   }

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -184,6 +187,31 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until every group answers a read-only query (a new leader serves linearizable reads
+   * only once it has committed an entry of its term).
+   */
+  private void awaitAnswers(Object query, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (MulticastClient c = newClient()) {
+      for (GroupId g : cluster.groups().keySet()) {
+        while (true) {
+          try {
+            c.query(g, query).get(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
+            break;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + g, e);
+          } catch (ExecutionException | TimeoutException e) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException("group " + g + " answers no query after " + timeout, e);
+            }
+          }
+        }
+      }
+    }
+  }
+
   /** Returns a client of this cluster with the cluster's codec registry. */
   public MulticastClient newClient() {
     return MulticastClient.connect(cluster, options.registry());
@@ -215,6 +243,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private boolean oracle;
     private int replication = 0;
     private DelivererFactory apps;
+    private NodeApp app;
     private NodeOptions options = NodeOptions.defaults();
     private Path storage;
 
@@ -259,6 +288,16 @@ public final class EmbeddedCluster implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Sets the service the nodes host: its deliverers and its codec registrations (which replace
+     * those of the {@link #options}). Replaces {@link #deliverers}.
+     */
+    public Builder app(NodeApp a) {
+      this.app = Objects.requireNonNull(a, "app");
+      this.apps = a.deliverers();
+      return this;
+    }
+
     /** Sets the node options. */
     public Builder options(NodeOptions o) {
       this.options = Objects.requireNonNull(o, "options");
@@ -278,6 +317,9 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public EmbeddedCluster start() {
       Objects.requireNonNull(apps, "deliverers");
+      if (app != null) {
+        options = options.toBuilder().registry(app.registry()).build();
+      }
       int r = replication <= 0 ? nodes : Math.min(replication, nodes);
       try {
         Path dir = storage != null ? storage : Files.createTempDirectory("eyrie-cluster-");
@@ -306,6 +348,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         try {
           c.restartAll();
           c.awaitLeaders(Duration.ofSeconds(60));
+          if (app != null && app.readinessQuery() != null) {
+            c.awaitAnswers(app.readinessQuery(), Duration.ofSeconds(60));
+          }
         } catch (RuntimeException e) {
           c.close();
           throw e;

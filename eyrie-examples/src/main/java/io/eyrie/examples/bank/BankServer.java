@@ -1,7 +1,6 @@
 package io.eyrie.examples.bank;
 
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
@@ -10,17 +9,18 @@ import io.eyrie.multicast.CodecRegistry;
 /**
  * An example service: a bank of accounts on DS-SMR. A transfer touches two accounts (a
  * multi-partition command until they share a partition); a read returns the balances of every
- * account it names. Eyrie's tests use it (eyrie-oracle) and so does the jepsen harness's bank
- * workload. Create an account with {@code Command.create(id, (Long) initialBalance)}.
+ * account it names. Eyrie's DS-SMR integration tests use it and so does the jepsen harness's bank
+ * workload. Create an account with {@code Command.create(id, (Long) initialBalance)}. The
+ * service descriptor is {@link BankService}.
  */
 public final class BankServer extends StateMachine {
 
-  /** The bank's codec registrations on top of eyrie-core's. */
+  /** The bank's codec registrations on top of eyrie-core's (the service's: {@link BankService}). */
   public static CodecRegistry registry() {
-    return register(Eyrie.registry());
+    return new BankService().get().registry();
   }
 
-  /** Adds the bank's classes (ids 100-103) to a registry. */
+  /** Adds the bank's classes (ids 100-103) to a registry (for a harness hosting several services). */
   public static CodecRegistry register(CodecRegistry r) {
     return r
         .register(100, Account.class)

@@ -1,10 +1,9 @@
 package io.eyrie.oracle;
 
 import io.eyrie.core.Client;
-import io.eyrie.core.Eyrie;
+import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.examples.bank.BankServer;
 import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */
@@ -13,8 +12,8 @@ final class DssmrFixture {
 
   static EmbeddedCluster bank(int partitions, Supplier<? extends OracleStateMachine> oracle) {
     return EmbeddedCluster.newBuilder().nodes(3).partitions(partitions).oracle(true)
-        .options(NodeOptions.newBuilder().registry(BankServer.registry()).electionTimeoutMs(600, 1200).build())
-        .deliverers(Eyrie.deliverers(BankServer::new, oracle)).start();
+        .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build())
+        .app(BankService.with(oracle)).start();
   }
 
   static EmbeddedCluster bank(int partitions) {
@@ -22,7 +21,7 @@ final class DssmrFixture {
   }
 
   static Client client(EmbeddedCluster c, Client.Mode mode, int retryThreshold) {
-    return Client.newBuilder().cluster(c.cluster()).registry(BankServer.registry()).mode(mode)
+    return Client.newBuilder().cluster(c.cluster()).service(new BankService().get()).mode(mode)
         .retryThreshold(retryThreshold).build();
   }
 }
