@@ -107,7 +107,11 @@ public final class EmbeddedCluster implements AutoCloseable {
       n = nodes.remove(id);
     }
     if (n != null) {
-      n.close();
+      // On a daemon thread too: closing makes Ratis start threads (see startOnDaemonThread).
+      onDaemonThread("eyrie-embedded-stop-n" + id, () -> {
+        n.close();
+        return null;
+      });
     }
   }
 
@@ -123,14 +127,51 @@ public final class EmbeddedCluster implements AutoCloseable {
         throw new IllegalStateException("node " + id + " is running");
       }
     }
-    try {
-      Node n = Node.start(cluster, id, storageOf(id), apps, options);
-      synchronized (this) {
-        nodes.put(id, n);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("restarting node " + id, e);
+    Node n = startOnDaemonThread(id);
+    synchronized (this) {
+      nodes.put(id, n);
     }
+  }
+
+  /**
+   * Starts a node from a daemon thread. Threads inherit daemon status from the thread that
+   * creates them, and Ratis's and Netty's threads of a node are created while it starts (or by
+   * its own threads later), so they are all daemons: a test or an application that fails after
+   * {@link Builder#start()} without closing the cluster does not keep the JVM alive.
+   */
+  private Node startOnDaemonThread(int id) {
+    return onDaemonThread("eyrie-embedded-start-n" + id, () -> Node.start(cluster, id, storageOf(id), apps, options));
+  }
+
+  private static <T> T onDaemonThread(String name, java.util.concurrent.Callable<T> task) {
+    Object[] out = new Object[1];
+    Thread t = new Thread(() -> {
+      try {
+        out[0] = task.call();
+      } catch (Exception | Error e) {
+        out[0] = e;
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted: " + name, e);
+    }
+    if (out[0] instanceof IOException e) {
+      throw new UncheckedIOException(name, e);
+    } else if (out[0] instanceof RuntimeException e) {
+      throw e;
+    } else if (out[0] instanceof Error e) {
+      throw e;
+    } else if (out[0] instanceof Exception e) {
+      throw new IllegalStateException(name, e);
+    }
+    @SuppressWarnings("unchecked")
+    T result = (T) out[0];
+    return result;
   }
 
   /** Stops every node. */
