@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Node implements AutoCloseable {
+  static {
+    LogDefaults.apply(); // before Ratis or Netty log anything
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
 
   private final ClusterConfig cluster;
