@@ -8,6 +8,8 @@
   | pause | :one :leaders (SIGSTOP) | SIGCONT |
   | partition | :one :majority :majorities-ring :leaders (the leaders isolated together) | heals |
   | move-storm | kills the oracle's leader and sends a stream of commands that move objects | stops them, restarts the node |
+  | asym | :oracle->partition :partition->oracle: one direction between the oracle leader's node and one partition leader's node (another node) held in short bursts | heals |
+  | kill-partition-leader | :one: SIGKILLs one partition's leader, one that does not lead the oracle when possible | restarts it |
 
   `package` builds the nemesis and its generators for a set of faults."
   (:require [eyrie.jepsen.db :as db]
@@ -29,7 +31,20 @@
   {:kill [:one :majority :all :leaders]
    :pause [:one :leaders]
    :partition [:one :majority :majorities-ring :leaders]
-   :move-storm [:oracle-leader]})
+   :move-storm [:oracle-leader]
+   ;; DS-SMR's F1 schedule needs the oracle->partition direction held: it comes up 2 times in 3
+   :asym [:oracle->partition :oracle->partition :partition->oracle]
+   :kill-partition-leader [:one]})
+
+(def asym-hold-ms
+  "How long each burst of the asymmetric fault holds the direction: [min max), ms. Shorter
+  than the clients' op timeout (5 s), so that commands caught behind a hold still complete:
+  that is the schedule in which a destination that finished a command early shows."
+  [500 3000])
+
+(def asym-gap-ms
+  "The pause between two holds of the asymmetric fault: [min max), ms."
+  [300 1500])
 
 (defn- pick [^Random rng coll] (nth (vec coll) (.nextInt rng (count coll))))
 
@@ -96,6 +111,62 @@
     (.start)))
 
 ;; ---------------------------------------------------------------------------
+;; The asymmetric fault and partition-leader kills
+
+(defn- partition-leaders
+  "[[group node] ...] for the partitions that have a leader, sorted."
+  [leaders]
+  (vec (sort (filter (fn [[g n]] (and n (not= "oracle" g))) leaders))))
+
+(defn- asym-pair
+  "{:from node :to node :partition g} for an asymmetric fault in `mode`, between the oracle
+  leader's node and the leader node of a random partition led elsewhere; nil when there is
+  none."
+  [test mode rng]
+  (let [leaders (db/leaders test)
+        ol (get leaders "oracle")
+        others (filterv (fn [[_ n]] (not= n ol)) (partition-leaders leaders))]
+    (when (and ol (seq others))
+      (let [[g pl] (pick rng others)]
+        (if (= mode :partition->oracle)
+          {:from pl :to ol :partition g}
+          {:from ol :to pl :partition g})))))
+
+(defn- range-ms [^Random rng [lo hi]] (+ lo (.nextInt rng (int (- hi lo)))))
+
+(defn- start-asym!
+  "Holds the direction from -> to in bursts (`asym-hold-ms`, `asym-gap-ms`) until `running` is
+  false, counting the holds. Returns the thread."
+  [test {:keys [from to]} running holds ^long seed]
+  (doto (Thread.
+          (fn []
+            (let [rng (Random. seed)]
+              (try
+                (while @running
+                  (net/drop-one-way! test from to)
+                  (swap! holds inc)
+                  (Thread/sleep (long (range-ms rng asym-hold-ms)))
+                  (net/allow-one-way! test from to)
+                  (when @running (Thread/sleep (long (range-ms rng asym-gap-ms)))))
+                (catch InterruptedException _ nil)
+                (catch Exception e (util/log "asymmetric fault failed:" e))
+                (finally (net/allow-one-way! test from to)))))
+          "jepsen-asym")
+    (.setDaemon true)
+    (.start)))
+
+(defn- partition-leader-target
+  "The node to kill for :kill-partition-leader: the leader of a random partition, among those
+  not leading the oracle when there are any (the oracle then stays up to finish commands the
+  partition has not started); nil when no partition has a leader."
+  [test rng]
+  (let [leaders (db/leaders test)
+        ol (get leaders "oracle")
+        pls (partition-leaders leaders)
+        elsewhere (filterv (fn [[_ n]] (not= n ol)) pls)]
+    (when (seq pls) (pick rng (if (seq elsewhere) elsewhere pls)))))
+
+;; ---------------------------------------------------------------------------
 
 (defrecord ClusterNemesis [^Random rng state]
   Nemesis
@@ -141,10 +212,41 @@
                                (swap! state dissoc :storm)
                                (done {:restarted killed :moves-acknowledged @sent}))
                            (done :no-storm))
+        :start-asym (if (:asym @state)
+                      (done :already-running)
+                      (if-let [pair (asym-pair test mode rng)]
+                        (let [running (atom true)
+                              holds (atom 0)]
+                          (swap! state assoc :asym (assoc pair :running running :holds holds
+                                                               :thread (start-asym! test pair running holds (.nextLong rng))))
+                          (done (assoc pair :mode mode)))
+                        (done {:mode mode :skipped "no partition led away from the oracle's leader"})))
+        :stop-asym (if-let [{:keys [running thread holds from to]} (:asym @state)]
+                     (do (reset! running false)
+                         (.interrupt ^Thread thread)
+                         (.join ^Thread thread 10000)
+                         (net/heal-one-way! test)
+                         (swap! state dissoc :asym)
+                         (done {:healed [from to] :holds @holds}))
+                     (do (net/heal-one-way! test) (done :healed)))
+        :start-kill-partition-leader (if-let [[g n] (partition-leader-target test rng)]
+                                       (do (db/kill! test n)
+                                           (swap! state update :killed-pl (fnil conj #{}) n)
+                                           (done {:partition g :killed n}))
+                                       (done {:skipped "no partition leader"}))
+        :stop-kill-partition-leader (let [ns (sort (:killed-pl @state))]
+                                      (doseq [n ns] (db/start! test n))
+                                      (swap! state assoc :killed-pl #{})
+                                      (done {:restarted ns}))
         (done [:unknown-fault (:f op)]))))
 
   (teardown! [this test]
     (when-let [{:keys [running]} (:storm @state)] (reset! running false))
+    (when-let [{:keys [running ^Thread thread]} (:asym @state)]
+      (reset! running false)
+      (.interrupt thread)
+      (.join thread 10000))
+    (try (net/heal-one-way! test) (catch Exception e (util/log "one-way heal failed:" e)))
     (try (net/heal! test) (catch Exception e (util/log "heal failed:" e)))
     (doseq [n (:paused @state)] (db/resume! test n))
     (swap! state assoc :paused #{})))
@@ -168,7 +270,7 @@
 
 (defn package
   "{:nemesis n :generator g :final-generator g} for `faults` (a set of :kill :pause :partition
-  :move-storm), one fault starting every `interval` seconds on average and each lasting about
+  :move-storm :asym :kill-partition-leader), one fault starting every `interval` seconds on average and each lasting about
   `interval` seconds. The final generator stops every fault."
   [{:keys [faults interval rng]}]
   (let [^Random rng (or rng (Random.))
@@ -176,5 +278,6 @@
     {:nemesis (nemesis rng)
      :generator (when (seq faults)
                   (gen/mix (mapv #(fault-cycle % interval rng) faults) (.nextLong rng)))
-     :final-generator (vec (for [f [:partition :pause :move-storm :kill] :when (some #{f} faults)]
+     :final-generator (vec (for [f [:partition :asym :pause :move-storm :kill :kill-partition-leader]
+                                 :when (some #{f} faults)]
                              {:type :info :f (keyword (str "stop-" (name f)))}))}))

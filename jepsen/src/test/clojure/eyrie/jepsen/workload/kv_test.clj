@@ -132,3 +132,32 @@
     (is (every? #(<= kv/anchor-base %) (keep :partner ops)) "partners are anchors")
     (is (some :partner ops))
     (is (not-any? :partner (filter #(#{:create :delete} (:f %)) ops)))))
+
+(deftest kv-on-an-embedded-cluster-end-to-end
+  ;; The client's mapping of the library's answers, against real DS-SMR creates and deletes
+  ;; (no faults): valid, and every kind of outcome shows up.
+  (let [store (.getCanonicalPath (clojure.java.io/file "target" "jepsen-store-test"))
+        r ((requiring-resolve 'eyrie.jepsen.core/run-test!)
+           ((requiring-resolve 'eyrie.jepsen.core/test-map)
+            ((requiring-resolve 'eyrie.jepsen.core/parse-opts)
+             ["--workload" "kv" "--db" "embedded" "--time-limit" "8" "--recovery" "1"
+              "--key-count" "4" "--concurrency" "6" "--threads-per-key" "3" "--seed" "7"
+              "--store" store])))
+        hist (h/read-history (clojure.java.io/file (get-in r [:test :store]) "history.edn"))
+        done (frequencies (map (juxt :f :type) (remove h/invoke? (filter h/client-op? hist))))]
+    (is (= 0 (:exit r)) (pr-str (:results r)))
+    (is (pos? (done [:create :ok] 0)))
+    (is (pos? (done [:create :fail] 0)) "creates of existing keys are refused")
+    (is (pos? (done [:delete :ok] 0)))
+    (is (some #(and (h/ok? %) (= :read (:f %)) (nil? (second (:value %)))) hist) "reads of absent keys")
+    (is (some #(and (h/ok? %) (= :read (:f %)) (some? (second (:value %)))) hist) "reads of values")
+    (is (some #(and (h/ok? %) (:partner %)) hist) "ops with a partner (moves)")))
+
+(deftest the-new-nemeses-are-options
+  (let [t ((requiring-resolve 'eyrie.jepsen.core/test-map)
+           ((requiring-resolve 'eyrie.jepsen.core/parse-opts)
+            ["--workload" "kv" "--nemesis" "asym,kill-partition-leader" "--threads-per-key" "4"]))]
+    (is (= #{:asym :kill-partition-leader} (:nemesis-faults t)))
+    (is (= "kv" (:service t)))
+    (is (= 4 (:threads-per-key t)))
+    (is (not (contains? t :ops-per-key)) "absent: the workload's default")))
