@@ -40,7 +40,7 @@
   "How long each burst of the asymmetric fault holds the direction: [min max), ms. Shorter
   than the clients' op timeout (5 s), so that commands caught behind a hold still complete:
   that is the schedule in which a destination that finished a command early shows."
-  [500 3000])
+  [200 2000])
 
 (def asym-gap-ms
   "The pause between two holds of the asymmetric fault: [min max), ms."
@@ -137,10 +137,10 @@
 (defn- start-asym!
   "Holds the direction from -> to in bursts (`asym-hold-ms`, `asym-gap-ms`) until `running` is
   false, counting the holds. Returns the thread."
-  [test {:keys [from to]} running holds ^long seed]
+  [test {:keys [from to]} running holds seed]
   (doto (Thread.
           (fn []
-            (let [rng (Random. seed)]
+            (let [rng (Random. (long seed))]
               (try
                 (while @running
                   (net/drop-one-way! test from to)

@@ -114,11 +114,11 @@
   (close! [_ _] (when proxy (.close proxy))))
 
 (defn- op-gen
-  "Ops on one key, delete-heavy: create 25%, delete 20%, read 30%, write 10%, cas 15% (by
+  "Ops on one key, delete-heavy: create 20%, delete 15%, read 40%, write 10%, cas 15% (by
   default; `:kv-mix` overrides, a map f -> weight). Values are small so cas often matches; a
   share of reads, writes and cas (`:move-share`, 0.2) names an anchor as partner (a move)."
   [test ^Random rng]
-  (let [mix (:kv-mix test {:create 25 :delete 20 :read 30 :write 10 :cas 15})
+  (let [mix (:kv-mix test {:create 20 :delete 15 :read 40 :write 10 :cas 15})
         fs (vec (sort (keys mix)))
         total (reduce + (vals mix))
         move-share (:move-share test 0.2)
@@ -139,14 +139,14 @@
           op)))))
 
 (defn generator
-  "Independent per-key ops: client threads in groups of `:threads-per-key` (default 5), each
+  "Independent per-key ops: client threads in groups of `:threads-per-key` (default 4), each
   group on one key for `:ops-per-key` (default 100) ops, then the next key (cycling)."
   [test]
   (let [rng (Random. (long (:seed test 1)))
         key-count (:key-count test 50)
         per-key (:ops-per-key test 100)]
     (gen/independent-concurrent-generator
-      (:threads-per-key test 5)
+      (:threads-per-key test 4)
       (clojure.core/cycle (range key-count))
       (fn [_k] (gen/limit per-key (op-gen test rng))))))
 

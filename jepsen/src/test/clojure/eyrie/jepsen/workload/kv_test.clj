@@ -128,7 +128,7 @@
         ops (repeatedly 2000 g)
         fs (frequencies (map :f ops))]
     (is (= #{:create :delete :read :write :cas} (set (keys fs))))
-    (is (< 300 (+ (:create fs) (:delete fs))) "delete-heavy")
+    (is (< 400 (+ (:create fs) (:delete fs))) "delete-heavy")
     (is (every? #(<= kv/anchor-base %) (keep :partner ops)) "partners are anchors")
     (is (some :partner ops))
     (is (not-any? :partner (filter #(#{:create :delete} (:f %)) ops)))))
