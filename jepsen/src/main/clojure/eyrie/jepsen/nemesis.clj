@@ -8,7 +8,7 @@
   | pause | :one :leaders (SIGSTOP) | SIGCONT |
   | partition | :one :majority :majorities-ring :leaders (the leaders isolated together) | heals |
   | move-storm | kills the oracle's leader and sends a stream of commands that move objects | stops them, restarts the node |
-  | asym | :oracle->partition :partition->oracle: one direction between the oracle leader's node and one partition leader's node (another node) held in short bursts | heals |
+  | asym | :oracle->partition :partition->oracle: one direction between the oracle leader's node and one partition leader's node (another node) held in short bursts; :oracle->partition-after-kill: that partition's leader killed and the oracle leader's node's traffic to the partition's other nodes held | heals (restarts the killed node) |
   | kill-partition-leader | :one: SIGKILLs one partition's leader, one that does not lead the oracle when possible | restarts it |
 
   `package` builds the nemesis and its generators for a set of faults."
@@ -32,8 +32,10 @@
    :pause [:one :leaders]
    :partition [:one :majority :majorities-ring :leaders]
    :move-storm [:oracle-leader]
-   ;; DS-SMR's F1 schedule needs the oracle->partition direction held: it comes up 2 times in 3
-   :asym [:oracle->partition :oracle->partition :partition->oracle]
+   ;; DS-SMR's F1 schedule needs the oracle->partition direction held (the review's schedule:
+   ;; also with the partition's leader killed), so those modes come up 3 times in 4
+   :asym [:oracle->partition :oracle->partition-after-kill :oracle->partition-after-kill
+          :partition->oracle]
    :kill-partition-leader [:one]})
 
 (def asym-hold-ms
@@ -118,19 +120,32 @@
   [leaders]
   (vec (sort (filter (fn [[g n]] (and n (not= "oracle" g))) leaders))))
 
+(defn- members
+  "The nodes holding a replica of group g."
+  [test g]
+  (mapv #(str "n" %) (.members (.group (db/cluster-config test) (io.eyrie.multicast.GroupId/valueOf ^String g)))))
+
 (defn- asym-pair
-  "{:from node :to node :partition g} for an asymmetric fault in `mode`, between the oracle
-  leader's node and the leader node of a random partition led elsewhere; nil when there is
-  none."
+  "{:from node :to [nodes] :partition g} for an asymmetric fault in `mode`, between the oracle
+  leader's node and the leader node of a random partition led elsewhere (nil when there is
+  none):
+  - :oracle->partition: holds what the oracle leader's node sends to the partition leader's;
+  - :partition->oracle: the other direction;
+  - :oracle->partition-after-kill: also kills the partition's leader (:kill), and holds what
+    the oracle leader's node sends to every other node of the partition, where its new leader
+    will be: the review's F1 schedule (the oracle decides and executes a delete the partition
+    has started but not decided, while the partition keeps ordering later commands)."
   [test mode rng]
   (let [leaders (db/leaders test)
         ol (get leaders "oracle")
         others (filterv (fn [[_ n]] (not= n ol)) (partition-leaders leaders))]
     (when (and ol (seq others))
       (let [[g pl] (pick rng others)]
-        (if (= mode :partition->oracle)
-          {:from pl :to ol :partition g}
-          {:from ol :to pl :partition g})))))
+        (case mode
+          :partition->oracle {:from pl :to [ol] :partition g}
+          :oracle->partition-after-kill {:from ol :to (vec (remove #{ol} (members test g)))
+                                         :partition g :kill pl}
+          {:from ol :to [pl] :partition g})))))
 
 (defn- range-ms [^Random rng [lo hi]] (+ lo (.nextInt rng (int (- hi lo)))))
 
@@ -143,14 +158,14 @@
             (let [rng (Random. (long seed))]
               (try
                 (while @running
-                  (net/drop-one-way! test from to)
+                  (doseq [t to] (net/drop-one-way! test from t))
                   (swap! holds inc)
                   (Thread/sleep (long (range-ms rng asym-hold-ms)))
-                  (net/allow-one-way! test from to)
+                  (doseq [t to] (net/allow-one-way! test from t))
                   (when @running (Thread/sleep (long (range-ms rng asym-gap-ms)))))
                 (catch InterruptedException _ nil)
                 (catch Exception e (util/log "asymmetric fault failed:" e))
-                (finally (net/allow-one-way! test from to)))))
+                (finally (doseq [t to] (net/allow-one-way! test from t))))))
           "jepsen-asym")
     (.setDaemon true)
     (.start)))
@@ -217,17 +232,19 @@
                       (if-let [pair (asym-pair test mode rng)]
                         (let [running (atom true)
                               holds (atom 0)]
+                          (when-let [n (:kill pair)] (db/kill! test n))
                           (swap! state assoc :asym (assoc pair :running running :holds holds
                                                                :thread (start-asym! test pair running holds (.nextLong rng))))
                           (done (assoc pair :mode mode)))
                         (done {:mode mode :skipped "no partition led away from the oracle's leader"})))
-        :stop-asym (if-let [{:keys [running thread holds from to]} (:asym @state)]
+        :stop-asym (if-let [{:keys [running thread holds from to kill]} (:asym @state)]
                      (do (reset! running false)
                          (.interrupt ^Thread thread)
                          (.join ^Thread thread 10000)
                          (net/heal-one-way! test)
+                         (when kill (db/start! test kill))
                          (swap! state dissoc :asym)
-                         (done {:healed [from to] :holds @holds}))
+                         (done (cond-> {:healed [from to] :holds @holds} kill (assoc :restarted kill))))
                      (do (net/heal-one-way! test) (done :healed)))
         :start-kill-partition-leader (if-let [[g n] (partition-leader-target test rng)]
                                        (do (db/kill! test n)
