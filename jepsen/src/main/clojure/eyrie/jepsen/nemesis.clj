@@ -155,17 +155,18 @@
   [test {:keys [from to]} running holds seed]
   (doto (Thread.
           (fn []
-            (let [rng (Random. (long seed))]
+            (let [rng (Random. (long seed))
+                  ports [db/raft-port db/client-port]]
               (try
                 (while @running
-                  (doseq [t to] (net/drop-one-way! test from t))
+                  (doseq [t to] (net/drop-one-way! test from t ports))
                   (swap! holds inc)
                   (Thread/sleep (long (range-ms rng asym-hold-ms)))
-                  (doseq [t to] (net/allow-one-way! test from t))
+                  (doseq [t to] (net/allow-one-way! test from t ports))
                   (when @running (Thread/sleep (long (range-ms rng asym-gap-ms)))))
                 (catch InterruptedException _ nil)
                 (catch Exception e (util/log "asymmetric fault failed:" e))
-                (finally (doseq [t to] (net/allow-one-way! test from t))))))
+                (finally (doseq [t to] (net/allow-one-way! test from t ports))))))
           "jepsen-asym")
     (.setDaemon true)
     (.start)))

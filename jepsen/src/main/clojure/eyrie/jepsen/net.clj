@@ -113,17 +113,24 @@
           enemy enemies]
     (in-ns! node "iptables" "-A" "INPUT" "-s" (ip enemy) "-j" "DROP")))
 
+(defn- one-way-rule
+  "The iptables rule (after -A/-D OUTPUT) of a one-way drop from `from` to `to`'s `ports`."
+  [to ports]
+  ["-d" (ip to) "-p" "tcp" "-m" "multiport" "--dports" (str/join "," ports) "-j" "DROP"])
+
 (defn drop-one-way!
-  "Drops the packets `from` sends to `to` (not those `to` sends to `from`): an OUTPUT rule in
-  `from`'s namespace. Over TCP this holds `from`'s messages to `to`, while `to`'s messages to
-  `from` still arrive (until too many of them wait for the acknowledgements that are dropped)."
-  [_test from to]
-  (in-ns! from "iptables" "-A" "OUTPUT" "-d" (ip to) "-j" "DROP"))
+  "Holds the messages `from` sends to `to`, not those `to` sends to `from`: an OUTPUT rule in
+  `from`'s namespace that drops the TCP packets `from` sends to `to`'s server `ports` (every
+  connection `from` opened to `to`). Dropping every packet from `from` to `to` would hold both
+  directions, since TCP needs acknowledgements: `to`'s connections to `from` would stall once
+  their window filled. Here those stay whole, so `to`'s requests reach `from` and are answered."
+  [_test from to ports]
+  (apply in-ns! from "iptables" "-A" "OUTPUT" (one-way-rule to ports)))
 
 (defn allow-one-way!
   "Removes a `drop-one-way!` rule (no error when there is none)."
-  [_test from to]
-  (sh! {:may-fail true} "ip" "netns" "exec" (netns from) "iptables" "-D" "OUTPUT" "-d" (ip to) "-j" "DROP"))
+  [_test from to ports]
+  (apply sh! {:may-fail true} "ip" "netns" "exec" (netns from) "iptables" "-D" "OUTPUT" (one-way-rule to ports)))
 
 (defn heal-one-way!
   "Removes every one-way drop."
