@@ -41,7 +41,8 @@
                    [--key-count K] [--threads-per-key T] [--ops-per-key N] [--op-timeout-ms MS]
                    [--unsafe-reads] [--seed N] [--store DIR] [--db netns|embedded] [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
-       bin/jepsen check [--independent] [--time-limit S] history.edn")
+       bin/jepsen check [--independent] [--time-limit S] history.edn
+       bin/jepsen probe-f1 [--store DIR]                        (issue 13's F1 schedule, directed)")
 
 (defn parse-opts
   "Parses `--name value` options (flags without a value are true). Throws ex-info on bad input."
@@ -297,6 +298,8 @@
                  "test" (:exit (run-test! (test-map (parse-opts (rest args)))))
                  "test-all" (test-all! (parse-opts (rest args)))
                  "check" (apply (resolve! 'eyrie.jepsen.check/run) [(rest args)])
+                 "probe-f1" ((resolve! 'eyrie.jepsen.probe/f1!) (let [o (parse-opts (rest args))]
+                                                                  {:store-root (str (get o :store "store"))}))
                  (do (println usage) 3))
                (catch clojure.lang.ExceptionInfo e
                  (if (:usage (ex-data e))

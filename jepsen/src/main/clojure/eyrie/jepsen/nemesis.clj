@@ -125,6 +125,17 @@
   [test g]
   (mapv #(str "n" %) (.members (.group (db/cluster-config test) (io.eyrie.multicast.GroupId/valueOf ^String g)))))
 
+(defn hold-targets
+  "The nodes whose traffic from the oracle leader's node `ol` a hold toward partition g (led
+  on `pl`) cuts: g's nodes but `ol`, less the oracle's followers other than `pl` when all of
+  them would be cut: the oracle must keep a quorum, or it could not run ahead of g at all."
+  [test g ol pl]
+  (let [held (vec (remove #{ol} (members test g)))
+        followers (set (remove #{ol} (members test "oracle")))]
+    (if (every? (set held) followers)
+      (vec (remove #(and (followers %) (not= pl %)) held))
+      held)))
+
 (defn- asym-pair
   "{:from node :to [nodes] :partition g} for an asymmetric fault in `mode`, between the oracle
   leader's node and the leader node of a random partition led elsewhere (nil when there is
@@ -143,7 +154,7 @@
       (let [[g pl] (pick rng others)]
         (case mode
           :partition->oracle {:from pl :to [ol] :partition g}
-          :oracle->partition-after-kill {:from ol :to (vec (remove #{ol} (members test g)))
+          :oracle->partition-after-kill {:from ol :to (hold-targets test g ol pl)
                                          :partition g :kill pl}
           {:from ol :to [pl] :partition g})))))
 
