@@ -11,12 +11,11 @@
   How the library's answers become history ops (the library decides them before the service
   runs; see `JepsenNode.KvServer`):
   - create: ok -> :ok; nok (the key exists) -> :fail.
-  - delete: ok -> :ok. Eyrie answers ok whether or not the key existed (a consult that finds
-    it absent answers ok at once), so an ok delete says only \"absent afterwards\": the model
-    lets a delete of an absent key succeed, which is sound either way.
-  - read: ok -> :ok with the value; nok (\"no such object\") on a read without a partner -> :ok
-    with nil (the key was absent); with a partner the nok cannot say which key was missing,
-    so it is :fail (a read that did not happen constrains nothing).
+  - delete: ok -> :ok; NOT_FOUND (the key was absent) -> :fail. The model needs the key to
+    exist for a delete to succeed (strict delete).
+  - read: ok -> :ok with the value; NOT_FOUND naming the key -> :ok with nil (the key was
+    absent); any other refusal (e.g. a missing partner) -> :fail (a read that did not happen
+    constrains nothing).
   - write, cas: nok (absent) -> :fail; a cas that finds another value -> :fail :mismatch.
   - a timeout (`--op-timeout-ms`) or any exception -> :info: it may take effect later or never.
 
@@ -29,7 +28,7 @@
             [eyrie.jepsen.models :as models]
             [eyrie.jepsen.util :as util]
             [eyrie.jepsen.workload.register :as register])
-  (:import (io.eyrie.core Client Command ObjId Reply)
+  (:import (io.eyrie.core Client Command ObjId Reply Reply$Status)
            (io.eyrie.jepsen.node JepsenNode$Cas JepsenNode$Keyed JepsenNode$Read JepsenNode$Write)
            (java.util Random)
            (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)))
@@ -58,6 +57,11 @@
   (if partner
     (Command/access (JepsenNode$Keyed. (long k) op) ^"[Lio.eyrie.core.ObjId;" (into-array ObjId [(oid k) (oid partner)]))
     (Command/access op ^"[Lio.eyrie.core.ObjId;" (into-array ObjId [(oid k)]))))
+
+(defn- not-found?
+  "Did Eyrie answer that key k does not exist?"
+  [^Reply r k]
+  (and (= Reply$Status/NOT_FOUND (.status r)) (= (oid k) (.object r))))
 
 (defn- service-error?
   "Did the service answer its error string (it changed nothing)?"
@@ -89,14 +93,14 @@
                       (assoc op :type :ok)
                       (assoc op :type :fail :error :exists)))
           :delete (let [r (wait! (.sendDelete proxy (Command/delete (oid k) nil)) test)]
-                    (if (.isOk r)
-                      (assoc op :type :ok)
-                      (assoc op :type :fail :error (.reason r))))
+                    (cond (.isOk r) (assoc op :type :ok)
+                          (not-found? r k) (assoc op :type :fail :error :absent)
+                          :else (assoc op :type :fail :error (.reason r))))
           :read (let [r (wait! (.sendAccess proxy (access k (JepsenNode$Read.) partner)) test)]
                   (cond (and (.isOk r) (service-error? (.value r))) (assoc op :type :fail :error (.value r))
                         (.isOk r) (assoc op :type :ok :value [k (.value r)])
-                        partner (assoc op :type :fail :error :absent)
-                        :else (assoc op :type :ok :value [k nil] :absent true)))
+                        (not-found? r k) (assoc op :type :ok :value [k nil] :absent true)
+                        :else (assoc op :type :fail :error :absent)))
           :write (let [r (wait! (.sendAccess proxy (access k (JepsenNode$Write. (long v)) partner)) test)]
                    (cond (not (.isOk r)) (assoc op :type :fail :error :absent)
                          (service-error? (.value r)) (assoc op :type :fail :error (.value r))
@@ -159,7 +163,7 @@
   "Per-key linearizability against a register that may be absent, plus counts."
   [test history _opts]
   (let [client-ops (filterv h/client-op? history)
-        result (lin/check-independent (models/kv-register) client-ops
+        result (lin/check-independent (models/kv-register {:strict-delete? true}) client-ops
                                       {:time-limit-ms (:check-time-limit-ms test 30000)})]
     (-> result
         (update :results (fn [rs] (into (sorted-map)

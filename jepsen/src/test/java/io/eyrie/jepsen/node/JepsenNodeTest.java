@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
+import io.eyrie.core.Reply;
 import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.EmbeddedCluster;
@@ -69,8 +70,10 @@ class JepsenNodeTest {
       assertEquals(9L, call(cl, Command.access(new JepsenNode.Keyed(1, new JepsenNode.Read()), k, anchor), false));
       assertTrue(cl.sendDelete(Command.delete(k, null)).get(60, TimeUnit.SECONDS).isOk());
       assertFalse(cl.sendAccess(Command.access(new JepsenNode.Read(), k)).get(60, TimeUnit.SECONDS).isOk());
-      // the library cannot tell a delete of an absent key: it answers ok (the harness models that)
-      assertTrue(cl.sendDelete(Command.delete(k, null)).get(60, TimeUnit.SECONDS).isOk());
+      // a delete of an absent key is refused, naming the key
+      Reply gone = cl.sendDelete(Command.delete(k, null)).get(60, TimeUnit.SECONDS);
+      assertEquals(Reply.Status.NOT_FOUND, gone.status());
+      assertEquals(k, gone.object());
       assertTrue(cl.sendCreate(Command.create(k, 3L)).get(60, TimeUnit.SECONDS).isOk(), "re-created after the delete");
       assertEquals(3L, call(cl, Command.access(new JepsenNode.Read(), k), false));
       assertEquals(0L, call(cl, Command.access(new JepsenNode.Read(), anchor), false));
