@@ -40,7 +40,8 @@ import java.util.TreeMap;
  * public final class BankServer extends StateMachine {
  *   protected Object executeCommand(Command c) {
  *     Transfer t = (Transfer) c.op();
- *     Account from = (Account) getObject(t.from()), to = (Account) getObject(t.to());
+ *     Account from = (Account) getObject(ObjId.valueOf(t.from()));
+ *     Account to = (Account) getObject(ObjId.valueOf(t.to()));
  *     if (from.balance < t.amount()) return "insufficient funds";
  *     from.balance -= t.amount();
  *     to.balance += t.amount();
