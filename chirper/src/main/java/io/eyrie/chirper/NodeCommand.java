@@ -4,6 +4,7 @@ import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.tools.Args;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Set;
@@ -28,19 +29,20 @@ final class NodeCommand implements Subcommand {
   @Override
   public String usage() {
     return """
-        usage: chirper node --cluster FILE --id N [--storage DIR]
+        usage: chirper node --cluster FILE --id N [--data DIR]
 
           --cluster FILE   the cluster file, e.g. conf/chirper-3.conf
           --id N           this node's id in the file
-          --storage DIR    where the node keeps its Raft logs and snapshots
-                           (default data/chirper-node-N); kept across restarts
+          --data DIR       where the node keeps its Raft logs and snapshots
+                           (default data/chirper-node-N); kept across restarts;
+                           --storage DIR is another name for it
 
         The node runs until it is killed (Ctrl-C, kill, kill -9 all fine: it recovers from DIR).""";
   }
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "id", "storage");
+    return Set.of("cluster", "id", "data");
   }
 
   @Override
@@ -56,7 +58,7 @@ final class NodeCommand implements Subcommand {
     if (!cluster.nodes().containsKey(id)) {
       throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
     }
-    Path storage = Path.of(a.string("storage", "data/chirper-node-" + id)).toAbsolutePath().normalize();
+    Path storage = Path.of(a.string("data", "data/chirper-node-" + id)).toAbsolutePath().normalize();
     Node node = Node.start(cluster, id, storage, Eyrie.deliverers(ChirperServer::new, ChirperOracle::new),
         NodeOptions.newBuilder().registry(ChirperServer.registry()).build());
     Runtime.getRuntime().addShutdownHook(new Thread(node::close, "chirper-node-shutdown"));

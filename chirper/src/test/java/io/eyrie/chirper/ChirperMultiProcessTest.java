@@ -325,7 +325,7 @@ class ChirperMultiProcessTest {
     ProcessBuilder pb = new ProcessBuilder(java, "-Xms64m", "-Xmx512m", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"),
         ChirperMain.class.getName(), "node", "--cluster", clusterFile.toString(), "--id", Integer.toString(id),
-        "--storage", dir.resolve("storage-" + id).toString());
+        "--data", dir.resolve("storage-" + id).toString());
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     processes.put(id, pb.start());

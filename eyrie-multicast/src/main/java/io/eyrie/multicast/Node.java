@@ -255,6 +255,33 @@ public final class Node implements AutoCloseable {
     return b.toString();
   }
 
+  /**
+   * Returns what this node's Raft server knows of a hosted group, without asking other nodes:
+   * the leader it follows (0 if none known), the current term, and this replica's indexes. A
+   * replica is caught up when {@code status.lag(status.replicas().get(0)) == 0}.
+   *
+   * @param g a hosted group
+   * @return a status whose only replica is this one
+   */
+  public GroupStatus localStatus(GroupId g) {
+    machine(g);
+    try {
+      RaftServer.Division d = server.getDivision(RatisSupport.raftGroupId(g));
+      var info = d.getInfo();
+      int leader = info.getLeaderId() == null ? 0 : RatisSupport.nodeId(info.getLeaderId());
+      var snapshot = d.getStateMachine().getLatestSnapshot();
+      var last = d.getRaftLog().getLastEntryTermIndex();
+      GroupStatus.Replica r = new GroupStatus.Replica(nodeId, true, info.getCurrentRole().name(),
+          d.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), last == null ? 0 : last.getIndex(),
+          snapshot == null ? -1 : snapshot.getIndex());
+      return new GroupStatus(g, GroupStatus.raftGroupIdOf(g), leader, leader == 0 ? 0 : info.getCurrentTerm(),
+          List.of(r));
+    } catch (IOException e) {
+      return new GroupStatus(g, GroupStatus.raftGroupIdOf(g), 0, 0,
+          List.of(new GroupStatus.Replica(nodeId, false, "UNREACHABLE", 0, 0, 0, -1)));
+    }
+  }
+
   /** Returns the counters of this node's submitters and channel senders. */
   public NodeTraffic traffic() {
     return channels.traffic();
