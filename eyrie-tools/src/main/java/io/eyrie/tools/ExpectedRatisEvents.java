@@ -19,7 +19,7 @@ import java.util.List;
  *   <li>Ratis's debugging stack traces ({@code java.lang.Throwable: TRACE}).
  * </ul>
  *
- * Anything else from Ratis, and everything from other loggers, passes. Real faults stay loud:
+ * Anything else from Ratis (and Netty), and everything from other loggers, passes. Real faults stay loud:
  * a group that cannot elect a leader shows up in Eyrie's own warnings and in {@code eyrie status}.
  */
 public final class ExpectedRatisEvents extends Filter<ILoggingEvent> {
@@ -29,7 +29,7 @@ public final class ExpectedRatisEvents extends Filter<ILoggingEvent> {
 
   @Override
   public FilterReply decide(ILoggingEvent e) {
-    if (!e.getLoggerName().startsWith("org.apache.ratis")) {
+    if (!e.getLoggerName().startsWith("org.apache.ratis") && !e.getLoggerName().startsWith("io.netty")) {
       return FilterReply.NEUTRAL;
     }
     return expected(e.getFormattedMessage()) || expected(e.getThrowableProxy()) ? FilterReply.DENY
