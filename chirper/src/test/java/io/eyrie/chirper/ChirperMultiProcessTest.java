@@ -334,7 +334,7 @@ class ChirperMultiProcessTest {
   /** Waits until the node's latest start printed its "up" line. */
   private void awaitUp(int id, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
-    String up = "chirper node " + id + " up";
+    String up = "node " + id + " up:";
     while (true) {
       String text = Files.readString(logs.get(id), StandardCharsets.UTF_8);
       String latest = text.substring(text.lastIndexOf("---- start"));

@@ -287,6 +287,61 @@ public final class Node implements AutoCloseable {
     return channels.traffic();
   }
 
+  /**
+   * Hands off the leadership of every group this node leads to another member, before a
+   * planned shutdown: otherwise each of those groups waits out an election timeout. Ratis
+   * transfers leadership once the chosen follower's log has caught up; a follower that does not
+   * answer in time is skipped for the next. Best effort: a group whose transfer did not finish
+   * in time elects a leader the ordinary way after {@link #close()}.
+   *
+   * @param timeout how long to wait for each attempt
+   * @return the groups whose leadership moved to another node
+   */
+  public List<GroupId> handOffLeadership(java.time.Duration timeout) {
+    List<GroupId> led = new java.util.ArrayList<>();
+    for (GroupId g : groups()) {
+      if (isLeader(g)) {
+        led.add(g);
+      }
+    }
+    List<CompletableFuture<Boolean>> moves = new java.util.ArrayList<>();
+    for (GroupId g : led) {
+      moves.add(CompletableFuture.supplyAsync(() -> transfer(g, timeout)));
+    }
+    List<GroupId> moved = new java.util.ArrayList<>();
+    for (int i = 0; i < led.size(); i++) {
+      if (moves.get(i).join()) {
+        moved.add(led.get(i));
+      }
+    }
+    return moved;
+  }
+
+  private boolean transfer(GroupId g, java.time.Duration timeout) {
+    List<Integer> members = cluster.group(g).members();
+    int self = members.indexOf(nodeId);
+    // Members after this one first, in ring order, so that handoffs from different nodes spread.
+    for (int k = 1; k < members.size(); k++) {
+      int to = members.get((self + k) % members.size());
+      try {
+        RaftClientReply r = server.transferLeadership(new org.apache.ratis.protocol.TransferLeadershipRequest(
+            ClientId.randomId(), RatisSupport.peerId(nodeId), RatisSupport.raftGroupId(g), 0,
+            RatisSupport.peerId(to), timeout.toMillis()));
+        if (r.isSuccess()) {
+          LOG.info("node {}: handed the leadership of {} to node {}", nodeId, g, to);
+          return true;
+        }
+        LOG.info("node {}: node {} did not take the leadership of {}: {}", nodeId, to, g, r.getException());
+      } catch (IOException | RuntimeException e) {
+        LOG.info("node {}: node {} did not take the leadership of {}: {}", nodeId, to, g, e.toString());
+      }
+      if (!isLeader(g)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Blocks until {@link #close()} has been called (for a node's main thread). */
   public void awaitClose() throws InterruptedException {
     try {

@@ -21,7 +21,7 @@ public final class EyrieMain {
 
   /** The commands, in the overview's order. */
   static CommandLine commandLine() {
-    return new CommandLine("eyrie", List.of(new StatusCommand(), new AuditCommand()));
+    return new CommandLine("eyrie", List.of(new NodeCommand(), new StatusCommand(), new AuditCommand()));
   }
 
   /**
