@@ -31,6 +31,11 @@ public final class ChirperMain {
    */
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
+    // A node tells its operator what happens to its groups (eyrie-tools' node logging: INFO from
+    // Eyrie, Ratis's real faults); the other subcommands keep stderr for real problems only.
+    if (args.length > 0 && args[0].equals("node") && System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "eyrie-logback.xml");
+    }
     System.exit(run(args, System.out, System.err));
   }
 
