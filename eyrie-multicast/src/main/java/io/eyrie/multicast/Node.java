@@ -57,6 +57,21 @@ public final class Node implements AutoCloseable {
   private final RaftServer server;
   private final ClientEndpoint endpoint;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private volatile RequestListener requestListener = (replyGroup, destinations, nanos, ok) -> {};
+
+  /** Told of each client multicast this node's endpoint answered (for metrics). */
+  @FunctionalInterface
+  public interface RequestListener {
+    /**
+     * A multicast was answered.
+     *
+     * @param replyGroup the group that replied
+     * @param destinations how many groups it was addressed to
+     * @param nanos from the request's arrival to the reply
+     * @param ok false if it failed or timed out here
+     */
+    void answered(GroupId replyGroup, int destinations, long nanos, boolean ok);
+  }
 
   private Node(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options)
       throws IOException {
@@ -282,6 +297,16 @@ public final class Node implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets the listener told of each client multicast this node answers (one at a time; it runs
+   * on the endpoint's threads, so it must be quick).
+   *
+   * @param l the listener
+   */
+  public void setRequestListener(RequestListener l) {
+    this.requestListener = java.util.Objects.requireNonNull(l, "listener");
+  }
+
   /** Returns the counters of this node's submitters and channel senders. */
   public NodeTraffic traffic() {
     return channels.traffic();
@@ -402,6 +427,7 @@ public final class Node implements AutoCloseable {
       // logs. A resend long after the submission submits again (see ReplyRouter.join): the
       // local replica may have skipped the entry, and the groups answer a duplicate from their
       // reply table.
+      long arrived = System.nanoTime();
       ReplyRouter.Wait wait = router.join(s.id());
       CompletableFuture<GroupState.Reply> reply = wait.reply();
       if (wait.submit()) {
@@ -409,6 +435,11 @@ public final class Node implements AutoCloseable {
       }
       return reply.handle((r, err) -> {
         int hint = channels.leaderHint(s.replyGroup());
+        try {
+          requestListener.answered(s.replyGroup(), s.dests().length, System.nanoTime() - arrived, err == null);
+        } catch (RuntimeException e) {
+          LOG.warn("node {}: request listener failed: {}", nodeId, e.toString());
+        }
         if (err != null) {
           return error(GroupState.UNAVAILABLE, "not answered: " + err, hint);
         }

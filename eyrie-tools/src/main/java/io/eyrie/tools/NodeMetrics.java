@@ -9,14 +9,18 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
  * A node's counters as Micrometer meters, read when the registry is scraped: per hosted group
  * (tag {@code group}) the multicasts delivered by number of destination groups, executions,
  * parks, duplicates, channel items, pending and queued messages, snapshots, and Raft's view
- * (leader, term, commit and applied index, lag); per node what it sent to Ratis.
+ * (leader, term, commit and applied index, lag); per node what it sent to Ratis, and the latency
+ * of the client multicasts it answered (a histogram). Binding sets the node's request listener.
  *
  * <pre>{@code
  * PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -68,6 +72,16 @@ public final class NodeMetrics implements MeterBinder {
       raft(r, "eyrie.raft.lag", "committed entries this replica has not applied", t, g,
           s -> s.lag(s.replicas().get(0)));
     }
+    // Client multicasts answered here: latency from arrival to reply (a Prometheus histogram),
+    // by reply group, number of destination groups (one, or several: the multi-partition
+    // commands and moves) and outcome.
+    node.setRequestListener((group, destinations, nanos, ok) -> Timer.builder("eyrie.requests")
+        .description("client multicasts answered by this node, arrival to reply")
+        .tags(nodeTag.and("group", group.name()).and("destinations", destinations == 1 ? "one" : "several")
+            .and("outcome", ok ? "answered" : "failed"))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+        .register(r).record(nanos, TimeUnit.NANOSECONDS));
     traffic(r, "eyrie.starts", "client starts submitted to Ratis", nodeTag, NodeTraffic::starts);
     traffic(r, "eyrie.start.entries", "log entries of client starts submitted", nodeTag, NodeTraffic::startEntries);
     traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);

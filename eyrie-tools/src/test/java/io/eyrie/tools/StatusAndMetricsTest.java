@@ -78,6 +78,11 @@ class StatusAndMetricsTest {
         assertEquals(1.0, metric(metrics, "eyrie_raft_leader", "p0", leader), metrics);
         assertTrue(metric(metrics, "eyrie_executions_total", "p0", leader) >= 1, metrics);
         assertTrue(metrics.contains("ratis_"), "Ratis's own metrics are exported");
+        boolean latencies = false;
+        for (NodeHttp e : endpoints.values()) {
+          latencies |= get(e.port(), "/metrics").body().contains("eyrie_requests_seconds_bucket{");
+        }
+        assertTrue(latencies, "some node answered the creates and has a latency histogram");
         Waits.until(Duration.ofSeconds(30), () -> ready(endpoints.get(leader).port()), () -> "node ready");
 
         // Kill the leader of p0: status reports it unreachable and another leader in a newer
