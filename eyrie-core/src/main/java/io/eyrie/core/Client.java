@@ -358,7 +358,7 @@ public final class Client implements AutoCloseable {
    * @param id the object
    * @return the partition the oracle places it in, or null if the oracle does not know it
    */
-  public CompletableFuture<GroupId> locate(ObjId id) {
+  public CompletableFuture<GroupId> locationOf(ObjId id) {
     return mc.query(oracle, new Msgs.StatsReq(true)).thenApply(m -> ((Msgs.OracleMapReply) m).locations().get(id));
   }
 

@@ -89,7 +89,7 @@ final class StatusCommand implements Command {
         out.println(b);
         if (locate != null) {
           try {
-            GroupId where = client.locate(ObjId.valueOf(locate)).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
+            GroupId where = client.locationOf(ObjId.valueOf(locate)).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
             out.println("object " + locate + ": " + (where == null ? "unknown to the oracle" : "in " + where));
           } catch (Exception e) {
             out.println("object " + locate + ": the oracle did not answer (" + CommandLine.unwrap(e) + ")");
