@@ -87,6 +87,9 @@ public final class NodeMetrics implements MeterBinder {
     traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);
     traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeTraffic::channelItems);
     traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
+    Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
+        .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
+        .tags(nodeTag).register(r);
   }
 
   private void counter(MeterRegistry r, String name, String help, Tags t, GroupId g,

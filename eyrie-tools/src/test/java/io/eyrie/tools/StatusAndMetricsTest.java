@@ -54,9 +54,15 @@ class StatusAndMetricsTest {
           endpoints.put(id, NodeHttp.start(c.node(id), "127.0.0.1", 0));
         }
         try (Client client = Client.newBuilder().cluster(c.cluster()).registry(BankServer.registry()).build()) {
+          io.micrometer.prometheusmetrics.PrometheusMeterRegistry clientRegistry =
+              new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                  io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+          new ClientMetrics(client, "test").bindTo(clientRegistry);
           for (int i = 0; i < 6; i++) {
             assertTrue(client.sendCreate(Command.create(ObjId.valueOf(i), 100L)).get(60, TimeUnit.SECONDS).isOk());
           }
+          assertTrue(clientRegistry.scrape().contains("eyrie_client_commands_total{client=\"test\"} 6.0"),
+              clientRegistry.scrape());
         }
         Path file = dir.resolve("cluster.conf");
         Files.writeString(file, c.cluster().toText());
@@ -83,6 +89,7 @@ class StatusAndMetricsTest {
           latencies |= get(e.port(), "/metrics").body().contains("eyrie_requests_seconds_bucket{");
         }
         assertTrue(latencies, "some node answered the creates and has a latency histogram");
+        assertTrue(metrics.contains("eyrie_channel_backlog{"), "the channel backlog gauge");
         Waits.until(Duration.ofSeconds(30), () -> ready(endpoints.get(leader).port()), () -> "node ready");
 
         // Kill the leader of p0: status reports it unreachable and another leader in a newer
