@@ -80,7 +80,7 @@ public final class BenchMain {
       Set.of("partitions", "workloads", "duration", "warmup", "post-warmup", "follow-warmup", "users", "follows",
           "communities", "in-community", "clients", "window", "seed", "out"),
       Set.of("no-baseline"), Set.of("duration", "warmup", "post-warmup", "follow-warmup"),
-      io.eyrie.chirper.Table1::main);
+      Table1::main);
 
   /** {@code bench micro}: the JMH micro benchmarks with short settings. */
   static final Command MICRO = new Command() {

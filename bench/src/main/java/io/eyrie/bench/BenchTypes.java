@@ -2,7 +2,7 @@ package io.eyrie.bench;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
-import io.eyrie.core.internal.CoreTypes;
+import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.CodecRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +44,7 @@ final class BenchTypes {
 
   /** Returns core's registrations plus the benchmark's. */
   static CodecRegistry registry() {
-    return CoreTypes.register(CodecRegistry.create())
+    return Eyrie.registry()
         .register(100, Op.class)
         .register(101, Account.class)
         .register(102, Post.class)

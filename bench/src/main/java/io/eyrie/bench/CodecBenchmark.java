@@ -2,7 +2,7 @@ package io.eyrie.bench;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.internal.Msgs;
+import io.eyrie.core.protocol.Msgs;
 import io.eyrie.multicast.Codec;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,7 +1,7 @@
 package io.eyrie.bench;
 
 import io.eyrie.core.ObjId;
-import io.eyrie.core.internal.Locations;
+import io.eyrie.core.protocol.Locations;
 import io.eyrie.multicast.GroupId;
 import java.util.List;
 import java.util.TreeMap;

@@ -1,6 +1,7 @@
 package io.eyrie.bench;
 
 import io.eyrie.chirper.Latencies;
+import io.eyrie.multicast.testing.RawRatisBaseline;
 
 import io.eyrie.multicast.EchoDeliverers;
 import io.eyrie.multicast.EmbeddedCluster;

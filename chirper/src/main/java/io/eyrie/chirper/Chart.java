@@ -20,7 +20,7 @@ import javax.imageio.ImageIO;
  * Draws throughput and move rate over time as a PNG: two panels over one time axis, because the
  * two rates differ by orders of magnitude and one shared y axis would flatten the move rate.
  */
-final class Chart {
+public final class Chart {
   private static final int WIDTH = 960;
   private static final int HEIGHT = 640;
   private static final int LEFT = 90;
@@ -68,7 +68,7 @@ final class Chart {
   }
 
   /** Writes an image as a PNG file, creating its directory. */
-  static void writePng(BufferedImage img, Path file) throws IOException {
+  public static void writePng(BufferedImage img, Path file) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     if (dir != null) {
       Files.createDirectories(dir);
@@ -136,7 +136,7 @@ final class Chart {
   }
 
   /** Rounds a raw tick step up to 1, 2 or 5 times a power of ten. */
-  static double niceStep(double raw) {
+  public static double niceStep(double raw) {
     if (raw <= 0) {
       return 1;
     }
@@ -147,7 +147,7 @@ final class Chart {
   }
 
   /** Formats an axis label: integers with thousands separators, others with two decimals. */
-  static String number(double v) {
+  public static String number(double v) {
     if (Math.abs(v - Math.rint(v)) < 1e-9) {
       return String.format(Locale.ROOT, "%,d", (long) Math.rint(v));
     }

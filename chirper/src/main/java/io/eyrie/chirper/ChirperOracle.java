@@ -1,7 +1,5 @@
 package io.eyrie.chirper;
 
-import com.esotericsoftware.kryo.io.Input;
-import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.GroupId;
@@ -87,27 +85,17 @@ public final class ChirperOracle extends OracleStateMachine {
   }
 
   @Override
-  protected byte[] snapshotExtra() {
-    Output out = new Output(16 + 12 * communities.size(), -1);
-    out.writeVarInt(communities.size(), true);
-    // Sorted, so that replicas with the same state write the same bytes.
-    for (Map.Entry<Long, Integer> e : new TreeMap<>(communities).entrySet()) {
-      out.writeVarLong(e.getKey(), false);
-      out.writeVarInt(e.getValue(), false);
-    }
-    return out.toBytes();
+  protected Object extraState() {
+    // Sorted, so that replicas with the same state snapshot the same bytes.
+    return new TreeMap<>(communities);
   }
 
   @Override
-  protected void restoreExtra(byte[] extra) {
+  @SuppressWarnings("unchecked")
+  protected void restoreExtraState(Object state) {
     communities.clear();
-    if (extra.length == 0) {
-      return;
-    }
-    Input in = new Input(extra);
-    int n = in.readVarInt(true);
-    for (int i = 0; i < n; i++) {
-      communities.put(in.readVarLong(false), in.readVarInt(false));
+    if (state != null) {
+      communities.putAll((Map<Long, Integer>) state);
     }
   }
 }

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * still outstanding at the end may drain for a bounded time; they count in the totals but not in
  * the throughput, which covers only the load window.
  */
-final class LoadRunner {
+public final class LoadRunner {
 
   /**
    * Load parameters.
@@ -35,7 +35,7 @@ final class LoadRunner {
    * @param drain how long to wait for outstanding commands after the load window
    * @param seed seeds the clients' random choices
    */
-  record Config(Duration duration, int window, Duration drain, long seed) {}
+  public record Config(Duration duration, int window, Duration drain, long seed) {}
 
   /**
    * What happened in one second of the load window (counts are for that second only).
@@ -50,7 +50,7 @@ final class LoadRunner {
    * @param p50Ms median latency of the completions in that second
    * @param p99Ms 99th percentile latency of the completions in that second
    */
-  record Sample(int second, long commands, long moves, long retries, long fallbacks, long failures,
+  public record Sample(int second, long commands, long moves, long retries, long fallbacks, long failures,
       double directShare, double p50Ms, double p99Ms) {}
 
   /** Sees every command's outcome; called on the clients' I/O threads, so it must be quick. */
@@ -83,11 +83,12 @@ final class LoadRunner {
    * @param errorExamples the first few error messages
    * @param timeoutExamples the first few timeouts (to find what they waited for)
    */
-  record Result(Duration window, long completed, long completedInWindow, long timeouts, long errors,
+  public record Result(Duration window, long completed, long completedInWindow, long timeouts, long errors,
       long unfinished, long[] perKind, Latencies latencies, List<Sample> samples, ClientStats stats,
       List<String> errorExamples, List<Throwable> timeoutExamples) {
 
-    double throughput() {
+    /** Returns the commands completed per second in the measured window. */
+    public double throughput() {
       return completedInWindow / (window.toNanos() / 1e9);
     }
   }
@@ -110,7 +111,7 @@ final class LoadRunner {
   private final List<Throwable> timeoutExamples = Collections.synchronizedList(new ArrayList<>());
   private volatile long windowEnd;
 
-  LoadRunner(List<ChirperClient> clients, OpGenerator generator, Config config) {
+  public LoadRunner(List<ChirperClient> clients, OpGenerator generator, Config config) {
     if (clients.isEmpty() || config.window() < 1) {
       throw new IllegalArgumentException("need at least one client and a window of at least 1");
     }
@@ -124,7 +125,7 @@ final class LoadRunner {
     return this;
   }
 
-  LoadRunner onSecond(Consumer<Sample> c) {
+  public LoadRunner onSecond(Consumer<Sample> c) {
     this.onSecond = c;
     return this;
   }
@@ -135,7 +136,7 @@ final class LoadRunner {
    * @return what happened
    * @throws InterruptedException if interrupted; outstanding commands are left to the clients
    */
-  Result run() throws InterruptedException {
+  public Result run() throws InterruptedException {
     ClientStats before = Stats.sum(clients);
     long start = System.nanoTime();
     windowEnd = start + config.duration().toNanos();

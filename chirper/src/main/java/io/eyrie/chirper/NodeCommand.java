@@ -1,6 +1,5 @@
 package io.eyrie.chirper;
 
-import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.tools.Args;
 import io.eyrie.tools.NodeLauncher;
@@ -40,7 +39,7 @@ final class NodeCommand implements Subcommand {
 
         The node runs until it is stopped; on Ctrl-C or kill it first hands the leadership of
         its groups to other nodes (kill -9 is fine too: it recovers from DIR). It is
-        `eyrie node --service` with Chirper's service.""";
+        `eyrie node --service io.eyrie.chirper.ChirperService`.""";
   }
 
   @Override
@@ -63,8 +62,7 @@ final class NodeCommand implements Subcommand {
     }
     Path storage = Path.of(a.string("data", "data/chirper-node-" + id)).toAbsolutePath().normalize();
     int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
-    NodeLauncher.start(cluster, id, storage, ChirperServer.registry(),
-        Eyrie.deliverers(ChirperServer::new, ChirperOracle::new), port, out).awaitClose();
+    NodeLauncher.start(cluster, id, storage, new ChirperService().get(), port, out).awaitClose();
     return 0;
   }
 }

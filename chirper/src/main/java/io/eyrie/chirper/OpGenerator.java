@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * so that most unfollows undo something. Thread-safe: each load thread passes its own
  * {@link Random}.
  */
-final class OpGenerator {
+public final class OpGenerator {
   private final Workload workload;
   private final SocialGraph graph;
   private final Map<Long, Set<Long>> followees = new ConcurrentHashMap<>();
@@ -25,7 +25,7 @@ final class OpGenerator {
   private final long idBase;
   private final AtomicLong nextPost = new AtomicLong();
 
-  OpGenerator(Workload workload, SocialGraph graph) {
+  public OpGenerator(Workload workload, SocialGraph graph) {
     this(workload, graph, (new SecureRandom().nextLong() & 0x7fffffffL) << 32);
   }
 

@@ -8,13 +8,13 @@ import java.util.function.Consumer;
  * The live progress line of a load run, once per second: rewritten in place on a terminal, one
  * line per second otherwise (logs and pipes do not understand carriage returns).
  */
-final class ProgressLine implements Consumer<LoadRunner.Sample> {
+public final class ProgressLine implements Consumer<LoadRunner.Sample> {
   private final PrintStream out;
   private final boolean tty;
   private final int seconds;
   private int lastLength;
 
-  ProgressLine(PrintStream out, boolean tty, int seconds) {
+  public ProgressLine(PrintStream out, boolean tty, int seconds) {
     this.out = out;
     this.tty = tty;
     this.seconds = seconds;

@@ -6,7 +6,7 @@ import java.util.Locale;
  * The command mixes of the paper's §6.1. Each draws the kind of the next command; a
  * {@link OpGenerator} fills in the users.
  */
-enum Workload {
+public enum Workload {
   /** Only getTimeline: every command is single-partition by design. */
   TIMELINE(1.0, 0, 0),
   /** Only post: fan-out to all followers, the worst case for S-SMR. */
@@ -33,7 +33,7 @@ enum Workload {
    * @param other the followee of a follow or unfollow, else -1
    * @param post the post of a post command (id and time fixed by the generator), else null
    */
-  record Op(Kind kind, long user, long other, Post post) {}
+  public record Op(Kind kind, long user, long other, Post post) {}
 
   private final double timeline;
   private final double post;
@@ -86,7 +86,7 @@ enum Workload {
    * @return the workload
    * @throws IllegalArgumentException for an unknown name
    */
-  static Workload parse(String s) {
+  public static Workload parse(String s) {
     return switch (s.toLowerCase(Locale.ROOT)) {
       case "timeline" -> TIMELINE;
       case "post" -> POST;

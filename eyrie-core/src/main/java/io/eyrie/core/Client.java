@@ -1,9 +1,10 @@
 package io.eyrie.core;
 
-import io.eyrie.core.internal.Locations;
-import io.eyrie.core.internal.Msgs;
-import io.eyrie.core.internal.Msgs.CoreReply;
-import io.eyrie.core.internal.Msgs.Prophecy;
+import io.eyrie.core.protocol.Locations;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
@@ -18,6 +19,10 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -33,15 +38,30 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe; all methods are asynchronous and never throw.
  *
- * <p>A command whose outcome is unknown fails with a {@link io.eyrie.multicast.CallTimeoutException}:
- * after the total timeout, or as a {@link io.eyrie.multicast.ClientExpiredException} when a
- * group forgot this proxy's client records and cannot tell whether it executed a resent
- * message. In both cases the command (or a move it caused) may have taken effect. The proxy keeps
- * its client incarnation after EXPIRED: groups refuse that way only resends of messages they had
- * seen before the expiry, never a new message, so a new incarnation would not help.
+ * <p><b>Outcomes.</b> A command's future completes with a {@link Reply} when the command reached
+ * a decision: {@link Reply.Status#OK} (executed once) or a status that says why it changed nothing.
+ * It fails with:
+ * <ul>
+ *   <li>{@link io.eyrie.multicast.CallTimeoutException}: the outcome is <b>unknown</b>. The
+ *       command had no answer within the total timeout ({@link Builder#totalTimeoutMs}, which
+ *       bounds the whole command: consults, moves, retries and fallback), or, as the subclass
+ *       {@link io.eyrie.multicast.ClientExpiredException}, a group forgot this proxy's client
+ *       records and cannot tell whether it executed a resent message. The command, or a move it
+ *       caused, may have taken effect or may still take effect: read the state back before
+ *       retrying anything that is not idempotent.</li>
+ *   <li>{@link io.eyrie.multicast.MulticastException}: the cluster answered with a definite
+ *       refusal (a malformed request, an exception in the application's code); the command did
+ *       not take effect, except for writes the application made before it threw.</li>
+ *   <li>{@link IllegalArgumentException}: refused here before anything was sent (a command of
+ *       the wrong kind); {@link IllegalStateException}: the application kept asking for more
+ *       objects through S-SMR rounds. Neither took effect.</li>
+ * </ul>
+ * The proxy keeps its client incarnation after EXPIRED: groups refuse that way only resends of
+ * messages they had seen before the expiry, never a new message, so a new incarnation would not
+ * help.
  *
  * <pre>{@code
- * try (Client client = Client.newBuilder().cluster(cluster).registry(reg).build()) {
+ * try (Client client = Client.newBuilder().cluster(cluster).service(bank).build()) {
  *   client.sendCreate(Command.create(ObjId.valueOf(1), 100L)).join();
  *   Reply r = client.sendAccess(Command.access(new Transfer(1, 2, 10), ObjId.valueOf(1), ObjId.valueOf(2))).join();
  * }
@@ -60,6 +80,8 @@ public final class Client implements AutoCloseable {
   private static final int MAX_FALLBACK_ROUNDS = 16;
 
   private final MulticastClient mc;
+  private final long totalTimeoutMs;
+  private final ScheduledExecutorService timer;
   private final Mode mode;
   private final int retryThreshold;
   private final GroupId oracle;
@@ -83,12 +105,21 @@ public final class Client implements AutoCloseable {
     if (partitions.isEmpty()) {
       throw new IllegalArgumentException("the cluster has no partition");
     }
-    MulticastClient.Builder mb = MulticastClient.newBuilder().cluster(b.cluster).registry(b.registry);
-    if (b.totalTimeoutMs > 0) {
-      mb.totalTimeoutMs(b.totalTimeoutMs);
+    this.totalTimeoutMs = b.totalTimeoutMs;
+    // One multicast never needs longer than the whole command may take; the margin lets the
+    // command's own deadline (which names the command) fire first.
+    MulticastClient.Builder mb = MulticastClient.newBuilder().cluster(b.cluster).registry(b.registry)
+        .totalTimeoutMs(b.totalTimeoutMs + 1000);
+    if (b.attemptTimeoutMs > 0) {
+      mb.attemptTimeoutMs(b.attemptTimeoutMs);
     }
     mb.resendListener(b.resendListener);
     this.mc = mb.build();
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "eyrie-client-deadlines");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /** Returns a builder. */
@@ -110,6 +141,14 @@ public final class Client implements AutoCloseable {
   /** Returns the cached location of an object, or null. */
   public GroupId cachedLocation(ObjId id) {
     return cache.get(id);
+  }
+
+  /**
+   * Forgets every cached location, so that the next command on each object consults the oracle
+   * (for tests that move objects behind this client's back; a stale entry only costs a retry).
+   */
+  public void clearLocationCache() {
+    cache.clear();
   }
 
   /**
@@ -173,31 +212,62 @@ public final class Client implements AutoCloseable {
           + command));
     }
     commands.incrementAndGet();
-    return attempt(new Attempt(command, handler));
+    Attempt a = new Attempt(command, handler, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(totalTimeoutMs));
+    CompletableFuture<Reply> result = new CompletableFuture<>();
+    // The timeout bounds the whole command, however many consults, moves and retries it takes.
+    ScheduledFuture<?> deadline = timer.schedule(() -> result.completeExceptionally(unknown(a)),
+        totalTimeoutMs, TimeUnit.MILLISECONDS);
+    CompletableFuture<Reply> run;
+    try {
+      run = attempt(a);
+    } catch (RuntimeException e) {
+      run = CompletableFuture.failedFuture(e);
+    }
+    run.whenComplete((r, e) -> {
+      deadline.cancel(false);
+      if (e != null) {
+        result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+      } else {
+        result.complete(r);
+      }
+    });
+    return result;
+  }
+
+  private CallTimeoutException unknown(Attempt a) {
+    return new CallTimeoutException(null, "outcome unknown: " + a.cmd + " had no answer within "
+        + totalTimeoutMs + " ms (after " + a.retries + " retries); it may or may not take effect");
   }
 
   /** The mutable progress of one command through its retries. */
   private static final class Attempt {
     Command cmd;
     final CallbackHandler handler;
+    final long deadlineNanos;
     int retries;
     int fallbackRounds;
     boolean moved;
 
-    Attempt(Command cmd, CallbackHandler handler) {
+    Attempt(Command cmd, CallbackHandler handler, long deadlineNanos) {
       this.cmd = cmd;
       this.handler = handler;
+      this.deadlineNanos = deadlineNanos;
     }
   }
 
   private CompletableFuture<Reply> attempt(Attempt a) {
+    if (System.nanoTime() - a.deadlineNanos > 0) {
+      return CompletableFuture.failedFuture(unknown(a)); // no new step once the command's time is up
+    }
     if (a.retries >= retryThreshold) {
       return fallback(a);
     }
     return locate(a).thenCompose(p -> {
       if (p.status() == Msgs.NOK) {
-        return CompletableFuture.completedFuture(Reply.nok(a.cmd.kind() == Command.Kind.CREATE
-            ? "object " + a.cmd.target() + " already exists" : "no such object among " + a.cmd.objects()));
+        // The consult settles the command: the oracle names the object it found or missed.
+        ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
+        return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
+            ? Reply.exists(subject) : Reply.notFound(subject));
       }
       if (p.status() == Msgs.OK) {
         return CompletableFuture.completedFuture(Reply.ok(null));
@@ -290,8 +360,12 @@ public final class Client implements AutoCloseable {
           cache.remove(a.cmd.target());
         }
         return CompletableFuture.completedFuture(Reply.ok(r.value()));
-      case Msgs.NOK:
-        return CompletableFuture.completedFuture(Reply.nok(String.valueOf(r.value())));
+      case Msgs.NOT_FOUND:
+        return CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
+      case Msgs.EXISTS:
+        return CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
+      case Msgs.REFUSED:
+        return CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
       case Msgs.RETRY:
         retries.incrementAndGet();
         a.retries++;
@@ -308,6 +382,9 @@ public final class Client implements AutoCloseable {
   }
 
   private CompletableFuture<Reply> fallback(Attempt a) {
+    if (System.nanoTime() - a.deadlineNanos > 0) {
+      return CompletableFuture.failedFuture(unknown(a));
+    }
     a.moved = true;
     if (a.fallbackRounds++ == 0) {
       fallbacks.incrementAndGet();
@@ -411,6 +488,7 @@ public final class Client implements AutoCloseable {
 
   @Override
   public void close() {
+    timer.shutdownNow();
     mc.close();
   }
 
@@ -420,7 +498,8 @@ public final class Client implements AutoCloseable {
     private CodecRegistry registry;
     private Mode mode = Mode.DSSMR;
     private int retryThreshold = 3;
-    private long totalTimeoutMs;
+    private long totalTimeoutMs = 30_000;
+    private long attemptTimeoutMs;
     private io.eyrie.multicast.ResendListener resendListener;
 
     private Builder() {}
@@ -431,7 +510,16 @@ public final class Client implements AutoCloseable {
       return this;
     }
 
-    /** Sets the codec registry, which must hold eyrie-core's classes ({@link Eyrie#registry()}). */
+    /** Sets the service this client calls: its types are how commands and replies are encoded. */
+    public Builder service(Service s) {
+      this.registry = s.registry();
+      return this;
+    }
+
+    /**
+     * Sets the codec registry, which must hold eyrie-core's classes ({@link Eyrie#registry()});
+     * prefer {@link #service}, which cannot disagree with the nodes'.
+     */
     public Builder registry(CodecRegistry r) {
       this.registry = r;
       return this;
@@ -452,9 +540,35 @@ public final class Client implements AutoCloseable {
       return this;
     }
 
-    /** Sets how long one multicast may take before its outcome is reported unknown. */
+    /**
+     * Sets how long a whole command may take (its consults, moves, retries and S-SMR fallback
+     * together) before its future fails with a {@link CallTimeoutException}: outcome unknown
+     * (default 30000 ms).
+     *
+     * @param ms the timeout, positive
+     * @return this builder
+     */
     public Builder totalTimeoutMs(long ms) {
+      if (ms <= 0) {
+        throw new IllegalArgumentException("totalTimeoutMs must be positive: " + ms);
+      }
       this.totalTimeoutMs = ms;
+      return this;
+    }
+
+    /**
+     * Sets how long to wait for one node's answer to one message before resending it to another
+     * node (default 3000 ms, growing for further attempts; see
+     * {@link MulticastClient.Builder#attemptTimeoutMs}).
+     *
+     * @param ms the attempt timeout, positive
+     * @return this builder
+     */
+    public Builder attemptTimeoutMs(long ms) {
+      if (ms <= 0) {
+        throw new IllegalArgumentException("attemptTimeoutMs must be positive: " + ms);
+      }
+      this.attemptTimeoutMs = ms;
       return this;
     }
 
@@ -467,7 +581,7 @@ public final class Client implements AutoCloseable {
     /** Returns the client. */
     public Client build() {
       Objects.requireNonNull(cluster, "cluster");
-      Objects.requireNonNull(registry, "registry");
+      Objects.requireNonNull(registry, "service");
       return new Client(this);
     }
   }

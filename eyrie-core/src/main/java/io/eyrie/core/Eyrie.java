@@ -9,15 +9,8 @@ import java.util.function.Supplier;
 
 /**
  * Wiring of a DS-SMR service onto the multicast layer: the codec registrations and the
- * deliverers of partitions and oracle.
- *
- * <pre>{@code
- * CodecRegistry reg = Eyrie.registry().register(100, Account.class).register(101, Transfer.class);
- * EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).oracle(true)
- *     .options(NodeOptions.newBuilder().registry(reg).build())
- *     .deliverers(Eyrie.deliverers(BankServer::new, OracleStateMachine::new))
- *     .start();
- * }</pre>
+ * deliverers of partitions and oracle. Applications describe their service with a
+ * {@link Service} instead, which uses these.
  */
 public final class Eyrie {
   private Eyrie() {}
@@ -37,7 +30,10 @@ public final class Eyrie {
   public static DelivererFactory deliverers(Supplier<? extends StateMachine> partitions,
       Supplier<? extends Deliverer> oracle) {
     return (g, cluster, codec) -> {
-      Deliverer d = cluster.group(g).kind() == ClusterConfig.Kind.ORACLE ? oracle.get() : partitions.get();
+      if (cluster.group(g).kind() != ClusterConfig.Kind.ORACLE) {
+        return new PartitionServer(partitions.get(), g, cluster, codec);
+      }
+      Deliverer d = oracle.get();
       if (d instanceof ClusterAware a) {
         a.init(g, cluster, codec);
       }

@@ -4,7 +4,8 @@
  *
  * <p>A service defines its objects ({@link io.eyrie.core.PRObject}), its partition server
  * ({@link io.eyrie.core.StateMachine}) and optionally an oracle with its own placement rules
- * ({@code io.eyrie.oracle.OracleStateMachine}); clients send {@link io.eyrie.core.Command}s
+ * ({@code io.eyrie.oracle.OracleStateMachine}), named once in a {@link io.eyrie.core.Service}
+ * (the README's "Write a service" walks through a complete one); clients send {@link io.eyrie.core.Command}s
  * through a {@link io.eyrie.core.Client}, which locates, moves, retries and falls back to S-SMR.
  *
  * <pre>{@code
@@ -30,12 +31,12 @@
  *   protected PRObject createObject(Command c) { return new Account(c.target(), (Long) c.op()); }
  * }
  *
- * // A cluster (embedded here) and a client
- * CodecRegistry reg = Eyrie.registry().register(100, Account.class).register(101, Transfer.class);
+ * // The service, described once, and a cluster (embedded here) and a client
+ * Service bank = Service.newBuilder().type(100, Account.class).type(101, Transfer.class)
+ *     .server(BankServer::new).oracle(OracleStateMachine::new).build();
  * EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).oracle(true)
- *     .options(NodeOptions.newBuilder().registry(reg).build())
- *     .deliverers(Eyrie.deliverers(BankServer::new, OracleStateMachine::new)).start();
- * try (Client client = Client.newBuilder().cluster(cluster.cluster()).registry(reg).build()) {
+ *     .app(bank).start();
+ * try (Client client = Client.newBuilder().cluster(cluster.cluster()).service(bank).build()) {
  *   client.sendCreate(Command.create(ObjId.valueOf(1), 100L)).join();
  *   client.sendCreate(Command.create(ObjId.valueOf(2), 0L)).join();
  *   Reply r = client.sendAccess(Command.access(new Transfer(1, 2, 30), ObjId.valueOf(1), ObjId.valueOf(2))).join();

@@ -13,8 +13,14 @@ public class CallTimeoutException extends TimeoutException {
 
   private final transient MsgId msgId;
 
-  /** Only this package creates these: the client decides when an outcome is unknown. */
-  CallTimeoutException(MsgId msgId, String message) {
+  /**
+   * Creates the exception. Clients create these when they decide an outcome is unknown: the
+   * multicast client for one call, the DS-SMR client proxy for a whole command.
+   *
+   * @param msgId the multicast's id, or null (a query, or a command of several multicasts)
+   * @param message what had no outcome, and for how long
+   */
+  public CallTimeoutException(MsgId msgId, String message) {
     super(message);
     this.msgId = msgId;
   }

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -104,7 +107,11 @@ public final class EmbeddedCluster implements AutoCloseable {
       n = nodes.remove(id);
     }
     if (n != null) {
-      n.close();
+      // On a daemon thread too: closing makes Ratis start threads (see startOnDaemonThread).
+      onDaemonThread("eyrie-embedded-stop-n" + id, () -> {
+        n.close();
+        return null;
+      });
     }
   }
 
@@ -120,14 +127,51 @@ public final class EmbeddedCluster implements AutoCloseable {
         throw new IllegalStateException("node " + id + " is running");
       }
     }
-    try {
-      Node n = Node.start(cluster, id, storageOf(id), apps, options);
-      synchronized (this) {
-        nodes.put(id, n);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("restarting node " + id, e);
+    Node n = startOnDaemonThread(id);
+    synchronized (this) {
+      nodes.put(id, n);
     }
+  }
+
+  /**
+   * Starts a node from a daemon thread. Threads inherit daemon status from the thread that
+   * creates them, and Ratis's and Netty's threads of a node are created while it starts (or by
+   * its own threads later), so they are all daemons: a test or an application that fails after
+   * {@link Builder#start()} without closing the cluster does not keep the JVM alive.
+   */
+  private Node startOnDaemonThread(int id) {
+    return onDaemonThread("eyrie-embedded-start-n" + id, () -> Node.start(cluster, id, storageOf(id), apps, options));
+  }
+
+  private static <T> T onDaemonThread(String name, java.util.concurrent.Callable<T> task) {
+    Object[] out = new Object[1];
+    Thread t = new Thread(() -> {
+      try {
+        out[0] = task.call();
+      } catch (Exception | Error e) {
+        out[0] = e;
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted: " + name, e);
+    }
+    if (out[0] instanceof IOException e) {
+      throw new UncheckedIOException(name, e);
+    } else if (out[0] instanceof RuntimeException e) {
+      throw e;
+    } else if (out[0] instanceof Error e) {
+      throw e;
+    } else if (out[0] instanceof Exception e) {
+      throw new IllegalStateException(name, e);
+    }
+    @SuppressWarnings("unchecked")
+    T result = (T) out[0];
+    return result;
   }
 
   /** Stops every node. */
@@ -184,6 +228,31 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until every group answers a read-only query (a new leader serves linearizable reads
+   * only once it has committed an entry of its term).
+   */
+  private void awaitAnswers(Object query, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (MulticastClient c = newClient()) {
+      for (GroupId g : cluster.groups().keySet()) {
+        while (true) {
+          try {
+            c.query(g, query).get(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
+            break;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + g, e);
+          } catch (ExecutionException | TimeoutException e) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException("group " + g + " answers no query after " + timeout, e);
+            }
+          }
+        }
+      }
+    }
+  }
+
   /** Returns a client of this cluster with the cluster's codec registry. */
   public MulticastClient newClient() {
     return MulticastClient.connect(cluster, options.registry());
@@ -215,6 +284,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private boolean oracle;
     private int replication = 0;
     private DelivererFactory apps;
+    private NodeApp app;
     private NodeOptions options = NodeOptions.defaults();
     private Path storage;
 
@@ -259,6 +329,16 @@ public final class EmbeddedCluster implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Sets the service the nodes host: its deliverers and its codec registrations (which replace
+     * those of the {@link #options}). Replaces {@link #deliverers}.
+     */
+    public Builder app(NodeApp a) {
+      this.app = Objects.requireNonNull(a, "app");
+      this.apps = a.deliverers();
+      return this;
+    }
+
     /** Sets the node options. */
     public Builder options(NodeOptions o) {
       this.options = Objects.requireNonNull(o, "options");
@@ -278,6 +358,9 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public EmbeddedCluster start() {
       Objects.requireNonNull(apps, "deliverers");
+      if (app != null) {
+        options = options.toBuilder().registry(app.registry()).build();
+      }
       int r = replication <= 0 ? nodes : Math.min(replication, nodes);
       try {
         Path dir = storage != null ? storage : Files.createTempDirectory("eyrie-cluster-");
@@ -306,6 +389,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         try {
           c.restartAll();
           c.awaitLeaders(Duration.ofSeconds(60));
+          if (app != null && app.readinessQuery() != null) {
+            c.awaitAnswers(app.readinessQuery(), Duration.ofSeconds(60));
+          }
         } catch (RuntimeException e) {
           c.close();
           throw e;

@@ -39,6 +39,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * }</pre>
  */
 public final class MulticastClient implements AutoCloseable {
+  static {
+    LogDefaults.apply(); // before Ratis or Netty log anything
+  }
+
   private final ClusterConfig cluster;
   private final Codec codec;
   private final long clientId;

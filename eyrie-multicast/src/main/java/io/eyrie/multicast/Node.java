@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Node implements AutoCloseable {
+  static {
+    LogDefaults.apply(); // before Ratis or Netty log anything
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
 
   private final ClusterConfig cluster;
@@ -163,6 +167,23 @@ public final class Node implements AutoCloseable {
   public static Node start(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps,
       NodeOptions options) throws IOException {
     return new Node(cluster, nodeId, storage, apps, options);
+  }
+
+  /**
+   * Starts a node hosting a service: its deliverers, with its codec registrations (which replace
+   * those of {@code options}).
+   *
+   * @param cluster the cluster
+   * @param nodeId this node's id in the cluster
+   * @param storage the directory holding this node's logs and snapshots (created if missing)
+   * @param app the service
+   * @param options tunables
+   * @return the running node
+   * @throws IOException if the server cannot start (a port in use, unreadable storage)
+   */
+  public static Node start(ClusterConfig cluster, int nodeId, Path storage, NodeApp app, NodeOptions options)
+      throws IOException {
+    return new Node(cluster, nodeId, storage, app.deliverers(), options.toBuilder().registry(app.registry()).build());
   }
 
   /** Returns this node's id. */

@@ -1,17 +1,15 @@
 package io.eyrie.tools;
 
+import io.eyrie.core.Service;
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
-import io.eyrie.multicast.DelivererFactory;
 import java.io.PrintStream;
-import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * {@code eyrie node}: one node process hosting any service. The service is a class with a
- * public no-argument constructor implementing {@code Supplier} of the service descriptor.
+ * public no-argument constructor implementing {@code Supplier<io.eyrie.core.Service>}.
  */
 final class NodeCommand implements Command {
 
@@ -33,8 +31,9 @@ final class NodeCommand implements Command {
           --cluster FILE     the cluster file
           --id N             this node's id in the file
           --service CLASS    the service: a class with a public no-argument constructor that
-                             implements java.util.function.Supplier of the service descriptor
-                             (on the class path: EYRIE_CLASSPATH=my-service.jar bin/eyrie node ...)
+                             implements java.util.function.Supplier<io.eyrie.core.Service>, e.g.
+                             io.eyrie.examples.kv.KvService (on the class path:
+                             EYRIE_CLASSPATH=my-service.jar bin/eyrie node ...)
           --data DIR         where the node keeps its Raft logs and snapshots (default
                              data/node-N; kept across restarts; --storage is another name)
           --metrics-port P   serve /metrics and /ready on this port (default: the node line's
@@ -62,22 +61,19 @@ final class NodeCommand implements Command {
     if (!cluster.nodes().containsKey(id)) {
       throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
     }
-    Hosted service = load(a.required("service"));
+    Service service = load(a.required("service"));
     Path data = Path.of(a.string("data", "data/node-" + id)).toAbsolutePath().normalize();
     int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
-    NodeLauncher l = NodeLauncher.start(cluster, id, data, service.registry(), service.deliverers(), port, out);
+    NodeLauncher l = NodeLauncher.start(cluster, id, data, service, port, out);
     l.awaitClose();
     return 0;
   }
 
-  /** What a node needs of a service. */
-  record Hosted(CodecRegistry registry, DelivererFactory deliverers) {}
-
   /**
-   * Instantiates the service class and reads its registrations and deliverers. The descriptor is
-   * read through its public {@code registry()} and {@code deliverers()} methods.
+   * Instantiates the service class (public, a public no-argument constructor, implementing
+   * {@code Supplier<io.eyrie.core.Service>}) and returns its descriptor.
    */
-  static Hosted load(String className) throws Args.UsageException {
+  static Service load(String className) throws Args.UsageException {
     Class<?> c;
     try {
       c = Class.forName(className, true, Thread.currentThread().getContextClassLoader());
@@ -85,23 +81,20 @@ final class NodeCommand implements Command {
       throw new Args.UsageException("no class " + className + " on the class path (EYRIE_CLASSPATH)");
     }
     if (!Supplier.class.isAssignableFrom(c)) {
-      throw new Args.UsageException(className + " does not implement java.util.function.Supplier");
+      throw new Args.UsageException(className + " does not implement java.util.function.Supplier<io.eyrie.core.Service>");
     }
-    Object descriptor;
+    Object supplied;
     try {
-      descriptor = ((Supplier<?>) c.getConstructor().newInstance()).get();
+      supplied = ((Supplier<?>) c.getConstructor().newInstance()).get();
     } catch (NoSuchMethodException e) {
       throw new Args.UsageException(className + " has no public no-argument constructor");
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw new Args.UsageException("cannot create the service " + className + ": " + CommandLine.unwrap(e));
     }
-    try {
-      Method registry = descriptor.getClass().getMethod("registry");
-      Method deliverers = descriptor.getClass().getMethod("deliverers");
-      return new Hosted((CodecRegistry) registry.invoke(descriptor), (DelivererFactory) deliverers.invoke(descriptor));
-    } catch (ReflectiveOperationException | ClassCastException e) {
-      throw new Args.UsageException(className + " supplies " + descriptor.getClass().getName()
-          + ", not a service descriptor (registry() and deliverers())");
+    if (!(supplied instanceof Service s)) {
+      throw new Args.UsageException(className + " supplies "
+          + (supplied == null ? "null" : supplied.getClass().getName()) + ", not an io.eyrie.core.Service");
     }
+    return s;
   }
 }

@@ -1,11 +1,10 @@
 package io.eyrie.tools;
 
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
-import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.GroupStatus;
 import io.eyrie.multicast.Node;
+import io.eyrie.multicast.NodeApp;
 import io.eyrie.multicast.NodeOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -43,17 +42,17 @@ public final class NodeLauncher {
    * @param cluster the cluster
    * @param id this node's id
    * @param data its storage directory
-   * @param registry the service's codec registrations
-   * @param deliverers the service's partition servers and oracle
+   * @param app the service (an {@code io.eyrie.core.Service}): its codec registrations, partition
+   *     servers and oracle
    * @param metricsPort the HTTP port of {@code /metrics} and {@code /ready}; 0 for none
    * @param out where the start-up lines go
    * @return the running launcher
    * @throws IOException if the node or the endpoint cannot start
    */
-  public static NodeLauncher start(ClusterConfig cluster, int id, Path data, CodecRegistry registry,
-      DelivererFactory deliverers, int metricsPort, PrintStream out) throws IOException {
+  public static NodeLauncher start(ClusterConfig cluster, int id, Path data, NodeApp app, int metricsPort,
+      PrintStream out) throws IOException {
     MetricRegistries.global().enableJmxReporter();
-    Node node = Node.start(cluster, id, data, deliverers, NodeOptions.newBuilder().registry(registry).build());
+    Node node = Node.start(cluster, id, data, app, NodeOptions.defaults());
     NodeHttp http;
     try {
       http = metricsPort > 0 ? NodeHttp.start(node, cluster.node(id).host(), metricsPort) : null;

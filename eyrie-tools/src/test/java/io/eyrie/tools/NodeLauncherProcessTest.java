@@ -7,8 +7,9 @@ import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.examples.bank.BankOps;
-import io.eyrie.examples.bank.BankServer;
+import io.eyrie.core.Service;
+import io.eyrie.examples.kv.KvOps;
+import io.eyrie.examples.kv.KvService;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.GroupStatus;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three {@code eyrie node --service CLASS} processes (what bin/eyrie runs, with this test's
- * class path) host the example bank; a client drives it; {@code --version} comes from the build;
+ * class path) host the example key-value service; a client drives it; {@code --version} comes from the build;
  * a node stopped with SIGTERM hands the leadership of the groups it led to the others before it
  * exits, and the service keeps answering.
  */
@@ -66,12 +67,15 @@ class NodeLauncherProcessTest {
       }
       Waits.until(Duration.ofSeconds(60), () -> GroupStatus.query(cluster, 2000).stream().allMatch(g -> g.leader() != 0),
           () -> "every group has a leader");
-      try (Client client = Client.newBuilder().cluster(cluster).registry(BankServer.registry()).build()) {
+      Service kv = new KvService().get();
+      try (Client client = Client.newBuilder().cluster(cluster).service(kv).build()) {
         for (int i = 0; i < 4; i++) {
-          assertTrue(client.sendCreate(Command.create(ObjId.valueOf(i), 100L)).get(60, TimeUnit.SECONDS).isOk());
+          assertTrue(client.sendCreate(Command.create(ObjId.valueOf(i), "v" + i)).get(60, TimeUnit.SECONDS).isOk());
         }
-        transfer(client, 0, 1);
-        transfer(client, 2, 3);
+        assertEquals("v0", client.sendAccess(Command.access(new KvOps.Put("w0"), ObjId.valueOf(0)))
+            .get(60, TimeUnit.SECONDS).value(), "a put replies the previous value");
+        assertEquals("v1", client.sendAccess(Command.access(new KvOps.Copy(1, 2), ObjId.valueOf(1), ObjId.valueOf(2)))
+            .get(60, TimeUnit.SECONDS).value(), "a copy gathers both keys");
 
         // A node stopped with SIGTERM hands off what it leads, then exits.
         int victim = leaderOf(cluster, GroupId.valueOf("p0"));
@@ -82,11 +86,13 @@ class NodeLauncherProcessTest {
         assertTrue(victimLog.contains("handed the leadership of p0 to node"), victimLog);
         int newLeader = leaderOf(cluster, GroupId.valueOf("p0"));
         assertTrue(newLeader != 0 && newLeader != victim, "p0 is led by another node: " + newLeader);
-        transfer(client, 1, 2);
-        Reply read = client.sendAccess(Command.access(new BankOps.Read(), ObjId.valueOf(0), ObjId.valueOf(1),
-            ObjId.valueOf(2), ObjId.valueOf(3))).get(60, TimeUnit.SECONDS);
-        long[] balances = (long[]) read.value();
-        assertEquals(400, java.util.Arrays.stream(balances).sum(), java.util.Arrays.toString(balances));
+        client.sendDelete(Command.delete(ObjId.valueOf(3), null)).get(60, TimeUnit.SECONDS);
+        assertEquals(Reply.Status.NOT_FOUND, client.sendAccess(Command.access(new KvOps.Get(), ObjId.valueOf(3)))
+            .get(60, TimeUnit.SECONDS).status(), "a deleted key is gone");
+        for (int i = 0; i < 3; i++) {
+          Reply r = client.sendAccess(Command.access(new KvOps.Get(), ObjId.valueOf(i))).get(60, TimeUnit.SECONDS);
+          assertEquals(List.of("w0", "v1", "v1").get(i), r.value(), "key " + i);
+        }
       }
       int survivor = nodes.keySet().stream().filter(id -> nodes.get(id).isAlive()).findFirst().orElseThrow();
       HttpResponse<String> ready = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
@@ -110,12 +116,6 @@ class NodeLauncherProcessTest {
     assertTrue(out.equals("eyrie development") || out.matches("eyrie \\d+\\.\\d+\\.\\d+.*"), out);
   }
 
-  private static void transfer(Client client, long from, long to) throws Exception {
-    Reply r = client.sendAccess(Command.access(new BankOps.Transfer(from, to, 10), ObjId.valueOf(from),
-        ObjId.valueOf(to))).get(60, TimeUnit.SECONDS);
-    assertTrue(r.isOk(), String.valueOf(r));
-  }
-
   private static int leaderOf(ClusterConfig cluster, GroupId g) {
     int[] leader = new int[1];
     Waits.until(Duration.ofSeconds(60), () -> {
@@ -132,7 +132,7 @@ class NodeLauncherProcessTest {
   private void start(int id, Path conf, Path dir) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(java(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-cp", System.getProperty("java.class.path"), EyrieMain.class.getName(), "node", "--cluster",
-        conf.toString(), "--id", Integer.toString(id), "--service", BankServiceForTests.class.getName(), "--data",
+        conf.toString(), "--id", Integer.toString(id), "--service", KvService.class.getName(), "--data",
         dir.resolve("data-" + id).toString());
     pb.redirectErrorStream(true);
     pb.redirectOutput(dir.resolve("node-" + id + ".log").toFile());

@@ -5,14 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
-import io.eyrie.examples.bank.BankServer;
+import io.eyrie.core.Service;
+import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.Waits;
-import io.eyrie.oracle.OracleStateMachine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -44,16 +43,16 @@ class StatusAndMetricsTest {
 
   @Test
   void statusAndMetricsShowALeaderKill(@TempDir Path dir) throws Exception {
+    Service bank = new BankService().get();
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
-        .options(NodeOptions.newBuilder().registry(BankServer.registry()).electionTimeoutMs(600, 1200).build())
-        .deliverers(Eyrie.deliverers(BankServer::new, OracleStateMachine::new)).start()) {
+        .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build()).app(bank).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       Map<Integer, NodeHttp> endpoints = new TreeMap<>();
       try {
         for (int id : c.runningNodes().keySet()) {
           endpoints.put(id, NodeHttp.start(c.node(id), "127.0.0.1", 0));
         }
-        try (Client client = Client.newBuilder().cluster(c.cluster()).registry(BankServer.registry()).build()) {
+        try (Client client = Client.newBuilder().cluster(c.cluster()).service(bank).build()) {
           io.micrometer.prometheusmetrics.PrometheusMeterRegistry clientRegistry =
               new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
                   io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);

@@ -2,6 +2,7 @@ package io.eyrie.core.internal;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
+import io.eyrie.core.protocol.Msgs;
 import io.eyrie.multicast.CodecRegistry;
 
 /** Registers eyrie-core's classes (ids 40-59). Never renumber; only append. */

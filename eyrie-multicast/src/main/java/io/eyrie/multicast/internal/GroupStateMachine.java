@@ -6,7 +6,6 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
-import io.eyrie.multicast.MsgId;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.File;
@@ -14,7 +13,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -181,14 +179,9 @@ public final class GroupStateMachine extends BaseStateMachine {
    * otherwise wait until they time out. Requests that wait for nothing ignore the offer.
    */
   static void offerStoredReplies(GroupState s, GroupState.Listener to) {
-    for (GroupState.ClientRecord rec : s.clients.values()) {
-      for (Map.Entry<MsgId, GroupState.Reply> e : rec.replies.entrySet()) {
-        if (!s.awaitingStarts.containsKey(e.getKey())) {
-          to.reply(e.getKey(), e.getValue());
-        }
-      }
-    }
+    s.forEachReleasedReply(to::reply);
   }
+
 
   @Override
   public long takeSnapshot() throws IOException {

@@ -21,7 +21,7 @@ class ChannelSenderSendTest {
   void unencodableBatchIsAFailureNotALeak() {
     RulesSupport t = new RulesSupport();
     GroupState s = t.group(G0, new SimDeliverer(null));
-    s.channels.get(G1).outbox.append(new Object());
+    s.outboxes.channels.get(G1).outbox.append(new Object());
     GroupStateMachine sm = new GroupStateMachine(G0, t.codec, g -> s, (g, leader, node) -> {});
     RaftClientHolder client = new RaftClientHolder(() -> {
       throw new IllegalStateException("no cluster in this test");

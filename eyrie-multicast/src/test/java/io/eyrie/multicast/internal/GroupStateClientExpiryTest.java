@@ -45,7 +45,7 @@ class GroupStateClientExpiryTest {
 
   /**
    * Other clients keep {@code g} busy for {@code minutes}, one start batch a minute (the log time
-   * moves at most {@link GroupState#MAX_LOG_TIME_STEP_MS} per batch).
+   * moves at most {@link ClientTable#MAX_LOG_TIME_STEP_MS} per batch).
    */
   private void othersUse(GroupState g, int minutes) {
     for (int i = 0; i < minutes; i++) {
@@ -133,7 +133,7 @@ class GroupStateClientExpiryTest {
     // g1's first start batch (another client's), a minute later.
     t.time += 60_000L;
     t.submit(g1, t.start(OTHER, 0, 0, SimDeliverer.PLAIN, G1, G1));
-    assertFalse(g1.tombstones.containsKey(CLIENT), "the live client was expired by g1's first start batch");
+    assertFalse(g1.clients.tombstones.containsKey(CLIENT), "the live client was expired by g1's first start batch");
     // The client's next message to g1 alone is executed, not refused.
     Start m1 = t.start(CLIENT, 1, 1, SimDeliverer.PLAIN, G1, G1);
     t.submit(g1, m1);
@@ -163,7 +163,7 @@ class GroupStateClientExpiryTest {
     t.time += 10 * 60_000L;
     t.submit(g0, t.start(CLIENT, 2, 2, SimDeliverer.PLAIN, G0, G0));
     t.submit(g1, t.start(OTHER, 1, 1, SimDeliverer.PLAIN, G1, G1));
-    GroupState.ClientRecord rec = g1.clients.get(CLIENT);
+    ClientTable.ClientRecord rec = g1.clients.get(CLIENT);
     long watermark = rec == null ? -1 : rec.watermark;
     // A delayed duplicate of the finished m0 reaches g1: it must not be executed again (g1 is not
     // m0's reply group, so it answers nothing, or STALE).
@@ -204,7 +204,7 @@ class GroupStateClientExpiryTest {
     // The client is idle at g0 for longer than the expiry.
     othersUse(g0, 40);
     assertNull(g0.clients.get(CLIENT));
-    assertTrue(g0.tombstones.containsKey(CLIENT));
+    assertTrue(g0.clients.tombstones.containsKey(CLIENT));
     // It is active at g1: m1 to both, answered by g1. g1's proposal reaches g0 first and is
     // accepted (refusing it would block g1); the Start that follows is a duplicate. (Before review
     // F3 a Start reaching g0 first was refused EXPIRED, though m1 was then executed from g1's
@@ -261,7 +261,7 @@ class GroupStateClientExpiryTest {
     pump(g1, g0);
     assertTrue(app0.hasExecuted(m.id()));
     pump(g0, g1);
-    assertTrue(g1.inboxes.isEmpty(), () -> "late items buffered for ever: " + g1.inboxes.keySet());
+    assertTrue(g1.exec.inboxes.isEmpty(), () -> "late items buffered for ever: " + g1.exec.inboxes.keySet());
     assertEquals(GroupState.OK, t.repliesFor(m.id()).get(0).reply().status());
   }
 
@@ -278,12 +278,12 @@ class GroupStateClientExpiryTest {
     assertEquals(2, r.size());
     assertTrue(r.get(1).same(r.get(0)), () -> "replies " + r);
     assertNotNull(s.clients.get(CLIENT));
-    assertTrue(s.tombstones.isEmpty());
+    assertTrue(s.clients.tombstones.isEmpty());
   }
 
   /**
    * With a short expiry, a tombstone must still outlive the resends of the client's commands
-   * (it used to be kept only ten expiry periods); it goes once {@link GroupState#MIN_TOMBSTONE_MS}
+   * (it used to be kept only ten expiry periods); it goes once {@link ClientTable#MIN_TOMBSTONE_MS}
    * passed without a record.
    */
   @Test
@@ -303,8 +303,8 @@ class GroupStateClientExpiryTest {
     assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
     assertEquals(1, executions(app, m.id()));
     otherSeq = 60;
-    othersUse(s, (int) (GroupState.MIN_TOMBSTONE_MS / 60_000L) + 1);
-    assertFalse(s.tombstones.containsKey(CLIENT));
+    othersUse(s, (int) (ClientTable.MIN_TOMBSTONE_MS / 60_000L) + 1);
+    assertFalse(s.clients.tombstones.containsKey(CLIENT));
   }
   /**
    * Review F3(a): the reply group g0 expired the client while g1 still knows it. The client's new
@@ -325,7 +325,7 @@ class GroupStateClientExpiryTest {
     exchange(g0, g1);
     assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
     othersUse(g0, 40);
-    assertTrue(g0.tombstones.containsKey(CLIENT));
+    assertTrue(g0.clients.tombstones.containsKey(CLIENT));
     Start m1 = t.start(CLIENT, 1, 1, SimDeliverer.PLAIN, G0, G0, G1);
     t.submit(g1, m1);
     t.submit(g0, m1);
@@ -344,7 +344,7 @@ class GroupStateClientExpiryTest {
 
   /**
    * Review F3(c): one node's clock stepped two hours forward stamps a start batch. The log time
-   * advances by at most {@link GroupState#MAX_LOG_TIME_STEP_MS} per entry, so the clients this
+   * advances by at most {@link ClientTable#MAX_LOG_TIME_STEP_MS} per entry, so the clients this
    * group served a minute ago are not expired by that one entry.
    */
   @Test
@@ -355,12 +355,12 @@ class GroupStateClientExpiryTest {
     t.submit(s, m);
     t.time += 60_000L;
     t.submit(s, t.start(OTHER, 0, 0, SimDeliverer.PLAIN, G0, G0));
-    long before = s.logTime;
+    long before = s.clients.logTime();
     t.time += 2 * 60 * 60_000L;
     t.submit(s, t.start(OTHER, 1, 1, SimDeliverer.PLAIN, G0, G0));
-    assertTrue(s.logTime - before <= 60_000L, () -> "log time jumped by " + (s.logTime - before) + " ms");
+    assertTrue(s.clients.logTime() - before <= 60_000L, () -> "log time jumped by " + (s.clients.logTime() - before) + " ms");
     assertNotNull(s.clients.get(CLIENT), "one skewed clock expired the client");
-    assertFalse(s.tombstones.containsKey(CLIENT));
+    assertFalse(s.clients.tombstones.containsKey(CLIENT));
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
     assertTrue(r.get(1).same(r.get(0)), () -> "replies " + r);

@@ -184,7 +184,7 @@ class GroupStateRobustnessTest {
     assertTrue(bs.size() >= 3, () -> bs.size() + " batches");
     for (byte[] b : bs) {
       ChannelBatch cb = (ChannelBatch) t.codec.decode(b);
-      assertTrue(b.length <= GroupState.MAX_BATCH_BYTES + 64 || cb.items().length == 1,
+      assertTrue(b.length <= Outboxes.MAX_BATCH_BYTES + 64 || cb.items().length == 1,
           () -> "a batch of " + b.length + " bytes and " + cb.items().length + " items");
       g1.apply(cb);
     }

@@ -156,7 +156,7 @@ class GroupStateRulesTest {
     ship(s, G1, 0, new Propose(m1, 1));
     ship(s, G2, 0, new Propose(m1, 1));
     assertEquals(List.of("deliver " + m1.id()), app.log);
-    assertEquals(Set.of(G1), s.parkedOn);
+    assertEquals(Set.of(G1), s.exec.parkedOn);
     Start s2 = t.start(2, PLAIN, G0, G0);
     t.submit(s, s2);
     assertEquals(2, s.queuedCount(), "s2 is delivered but waits behind the parked m1");
@@ -172,8 +172,8 @@ class GroupStateRulesTest {
     assertEquals(2L, body(t.repliesFor(m1.id()).get(0)));
     assertEquals(3L, body(t.repliesFor(s2.id()).get(0)));
     assertEquals(0, s.queuedCount());
-    assertTrue(s.inboxes.isEmpty(), "buffered items are dropped when their message finishes");
-    assertEquals(null, s.parkedOn);
+    assertTrue(s.exec.inboxes.isEmpty(), "buffered items are dropped when their message finishes");
+    assertEquals(null, s.exec.parkedOn);
   }
 
   @Test
@@ -206,7 +206,7 @@ class GroupStateRulesTest {
     assertEquals(List.of(), t.repliesFor(m2.id()));
     ship(s, G2, 3, new Started(m2.id()));
     assertEquals(GroupState.OK, status(m2.id()));
-    assertTrue(s.awaitingStarts.isEmpty() && s.inboxes.isEmpty());
+    assertTrue(s.exec.awaitingStarts.isEmpty() && s.exec.inboxes.isEmpty());
 
     // A non-reply destination never answers, and signals the reply group once it started.
     GroupState g1 = t.group(G1, new SimDeliverer(null));
@@ -231,13 +231,13 @@ class GroupStateRulesTest {
     Start m3 = t.start(3, PLAIN, G3, G0, G3);
     t.submit(s, s2, m3);
     ship(s, G1, 1, new Data(m1.id(), t.codec.encode(11L)), new Data(m1.id(), t.codec.encode(12L)));
-    assertEquals(Set.of(G1, G2), s.parkedOn);
+    assertEquals(Set.of(G1, G2), s.exec.parkedOn);
 
     ParkingApp app2 = new ParkingApp();
     GroupState r = t.restore(s, app2);
     assertArrayEquals(t.snapshot(s), t.snapshot(r));
-    assertEquals(s.parkedOn, r.parkedOn);
-    assertTrue(r.headStarted);
+    assertEquals(s.exec.parkedOn, r.exec.parkedOn);
+    assertTrue(r.exec.headStarted);
     assertEquals(2, r.queuedCount());
     assertEquals(1, r.pendingCount());
     assertEquals(app.log, app2.log);

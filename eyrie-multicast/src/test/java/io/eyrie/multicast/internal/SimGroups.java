@@ -310,13 +310,13 @@ final class SimGroups {
     StringBuilder b = new StringBuilder();
     for (int g = 0; g < n; g++) {
       GroupState s = lead(g);
-      b.append("\n  ").append(gid(g)).append(": clock=").append(s.clock).append(" pending=").append(s.pending.size())
-          .append(" undecided=").append(s.undecided.size()).append(" queue=").append(s.queue.size())
-          .append(" parkedOn=").append(s.parkedOn).append(" head=")
-          .append(s.queue.isEmpty() ? null : s.queue.peek().start.id())
-          .append(" inboxes=").append(s.inboxes.size()).append(" awaitingStarts=").append(s.awaitingStarts.size());
-      if (!s.undecided.isEmpty()) {
-        GroupState.Msg m = s.undecided.first();
+      b.append("\n  ").append(gid(g)).append(": clock=").append(s.order.clock).append(" pending=").append(s.order.pending.size())
+          .append(" undecided=").append(s.order.undecided.size()).append(" queue=").append(s.exec.queue.size())
+          .append(" parkedOn=").append(s.exec.parkedOn).append(" head=")
+          .append(s.exec.queue.isEmpty() ? null : s.exec.queue.peek().start.id())
+          .append(" inboxes=").append(s.exec.inboxes.size()).append(" awaitingStarts=").append(s.exec.awaitingStarts.size());
+      if (!s.order.undecided.isEmpty()) {
+        Msg m = s.order.undecided.first();
         b.append(" firstUndecided=").append(m.start.id()).append(" dests=").append(Arrays.toString(m.start.dests()))
             .append(" proposals=").append(m.proposals);
       }
@@ -335,11 +335,11 @@ final class SimGroups {
     for (int g = 0; g < n; g++) {
       for (int r = 0; r < REPLICAS; r++) {
         GroupState s = replicas[g][r].state;
-        if (!s.pending.isEmpty() || !s.queue.isEmpty() || s.parkedOn != null || s.headStarted
-            || !s.awaitingStarts.isEmpty() || !s.inboxes.isEmpty()) {
-          failWith.accept("not quiescent at " + gid(g) + " replica " + r + ": pending=" + s.pending.keySet()
-              + " queue=" + s.queue.size() + " parkedOn=" + s.parkedOn + " awaitingStarts="
-              + s.awaitingStarts.keySet() + " inboxes=" + s.inboxes.keySet());
+        if (!s.order.pending.isEmpty() || !s.exec.queue.isEmpty() || s.exec.parkedOn != null || s.exec.headStarted
+            || !s.exec.awaitingStarts.isEmpty() || !s.exec.inboxes.isEmpty()) {
+          failWith.accept("not quiescent at " + gid(g) + " replica " + r + ": pending=" + s.order.pending.keySet()
+              + " queue=" + s.exec.queue.size() + " parkedOn=" + s.exec.parkedOn + " awaitingStarts="
+              + s.exec.awaitingStarts.keySet() + " inboxes=" + s.exec.inboxes.keySet());
         }
         for (int h = 0; h < n; h++) {
           if (h == g) {

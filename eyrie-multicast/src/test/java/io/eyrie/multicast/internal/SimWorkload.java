@@ -302,11 +302,11 @@ final class SimWorkload implements SimGroups.ReplySink {
       }
       Start s = mi.start;
       int d = sim.idx(rnd.nextInt(3) == 0 ? s.dests()[rnd.nextInt(s.dests().length)] : s.replyGroup());
-      GroupState.ClientRecord rec = sim.lead(d).clients.get(id.client());
+      ClientTable.ClientRecord rec = sim.lead(d).clients.get(id.client());
       // The client's record expired at d (a record recreated since by a proposal only knows the
       // messages learned after that): d cannot tell whether it executed the message, so it must
       // refuse it EXPIRED.
-      boolean expiredHere = sim.lead(d).tombstones.containsKey(id.client())
+      boolean expiredHere = sim.lead(d).clients.tombstones.containsKey(id.client())
           && (rec == null || !rec.delivered.contains(id));
       long wm = watermark(mi.client);
       boolean stale = rec != null && id.seq() < Math.max(rec.watermark, wm);

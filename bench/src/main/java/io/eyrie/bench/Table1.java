@@ -1,0 +1,534 @@
+package io.eyrie.bench;
+
+import io.eyrie.chirper.ChirperClient;
+import io.eyrie.chirper.ChirperOracle;
+import io.eyrie.chirper.ChirperServer;
+import io.eyrie.chirper.LoadRunner;
+import io.eyrie.chirper.OpGenerator;
+import io.eyrie.chirper.Ops;
+import io.eyrie.chirper.Post;
+import io.eyrie.chirper.ProgressLine;
+import io.eyrie.chirper.SocialGraph;
+import io.eyrie.chirper.Workload;
+import io.eyrie.core.Client;
+import io.eyrie.core.ClientStats;
+import io.eyrie.core.Command;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.Reply;
+import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.testing.RawRatisBaseline;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * The paper's Table 1 on this machine: Chirper under the Timeline, Post, Follow/unfollow and Mix
+ * workloads at several partition counts, S-SMR and DS-SMR back to back on a fresh embedded
+ * cluster each (3 nodes; the oracle and P partitions, 3 replicas each), with the same seeded
+ * social graph, the same initial placement and the same clients.
+ *
+ * <p>The graph has communities (users follow inside their community) and users start in
+ * partitions chosen by a hash of their id, not by community: S-SMR keeps that static placement;
+ * DS-SMR moves users that are used together into one partition. Users are bulk-loaded with their
+ * edges ({@link Ops.SeedUser}).
+ *
+ * <p>Lives in Chirper's package (in the bench module) to drive its load generator.
+ */
+public final class Table1 {
+
+  /** The paper's Table 1: throughput (commands/s) and latency (ms) per workload and partitions. */
+  static final Map<String, double[][]> PAPER = new LinkedHashMap<>();
+
+  static {
+    // rows: S-SMR tput, DS-SMR tput, S-SMR latency, DS-SMR latency; columns: 1, 2, 4, 8 partitions
+    PAPER.put("timeline", new double[][] {{31757, 60699, 71274, 84065}, {28882, 55925, 57900, 86685},
+        {3.1, 6.6, 5.6, 7.0}, {6.9, 7.1, 8.6, 11.4}});
+    PAPER.put("post", new double[][] {{32151, 2884, 1894, 1200}, {14874, 23295, 35188, 54250},
+        {3.4, 5.2, 7.9, 8.3}, {6.7, 8.6, 11.3, 9.1}});
+    PAPER.put("follow", new double[][] {{32541, 11476, 8580, 3371}, {30215, 48976, 54025, 83880},
+        {3.0, 5.2, 7.0, 8.8}, {6.6, 6.1, 7.4, 7.0}});
+    PAPER.put("mix", new double[][] {{32151, 22803, 16822, 10657}, {27101, 45686, 50671, 74257},
+        {3.4, 3.7, 3.8, 7.9}, {7.3, 6.5, 7.8, 7.9}});
+  }
+
+  static final int[] PAPER_PARTITIONS = {1, 2, 4, 8};
+
+  /**
+   * One measured cell.
+   *
+   * @param workload workload name
+   * @param partitions partitions
+   * @param mode ssmr or dssmr
+   * @param tput commands per second in the measured window
+   * @param p50 median latency (ms)
+   * @param p99 99th percentile latency (ms)
+   * @param completed commands completed in the window
+   * @param timeouts commands that timed out
+   * @param movesPerSec move commands per second in the window
+   * @param multiShare share of commands that did not run in one partition at once
+   * @param startEntries client-start Ratis log entries per command
+   * @param channelBatches Ratis requests between groups per command
+   * @param channelItems messages between groups per command
+   * @param channelBytes bytes between groups per command
+   * @param samples per-second samples of warm-up and window
+   */
+  record Cell(String workload, int partitions, String mode, double tput, double p50, double p99, long completed,
+      long timeouts, double movesPerSec, double multiShare, double startEntries, double channelBatches,
+      double channelItems, double channelBytes, List<LoadRunner.Sample> samples) {
+
+    double logEntries() {
+      return startEntries + channelBatches;
+    }
+  }
+
+  /** The runner's options. */
+  record Options(List<Integer> partitions, List<String> workloads, int duration, int warmup, int postWarmup, int followWarmup,
+      int users, int follows, int communities, double inCommunity, int clients, int window, long seed, Path out, boolean baseline) {}
+
+  private Table1() {}
+
+  public static void main(String[] args) throws Exception {
+    Options o;
+    try {
+      o = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("bin/bench table1: " + e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
+    }
+    int code;
+    try {
+      code = run(o, System.out);
+    } catch (Exception e) {
+      e.printStackTrace();
+      code = 1;
+    }
+    // Exit explicitly: threads of closed clusters may still be winding down.
+    System.exit(code);
+  }
+
+  static final String USAGE = """
+      usage: bin/bench table1 [--partitions 1,2,4,8] [--workloads timeline,post,follow,mix]
+                              [--duration S] [--warmup S] [--post-warmup S] [--follow-warmup S]
+                              [--users N] [--follows N]
+                              [--communities N] [--in-community F] [--clients N] [--window N] [--seed N] [--no-baseline]
+                              [--out DIR]""";
+
+  static Options parse(String[] args) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--")) {
+        throw new IllegalArgumentException("expected --option, got " + args[i]);
+      }
+      String k = args[i].substring(2);
+      if (k.equals("no-baseline")) {
+        m.put(k, "true");
+      } else if (i + 1 < args.length) {
+        m.put(k, args[++i]);
+      } else {
+        throw new IllegalArgumentException("option --" + k + " needs a value");
+      }
+    }
+    List<Integer> parts = new ArrayList<>();
+    for (String s : m.getOrDefault("partitions", "1,2,4,8").split(",")) {
+      parts.add(Integer.parseInt(s.trim()));
+    }
+    List<String> ws = new ArrayList<>();
+    for (String s : m.getOrDefault("workloads", "timeline,post,follow,mix").split(",")) {
+      ws.add(Workload.parse(s.trim()).name().toLowerCase(Locale.ROOT));
+    }
+    int duration = Integer.parseInt(m.getOrDefault("duration", "20"));
+    int warmup = Integer.parseInt(m.getOrDefault("warmup", "10"));
+    return new Options(parts, ws, duration, warmup, Integer.parseInt(m.getOrDefault("post-warmup", String.valueOf(warmup))),
+        Integer.parseInt(m.getOrDefault("follow-warmup", String.valueOf(warmup))),
+        Integer.parseInt(m.getOrDefault("users", "1000")), Integer.parseInt(m.getOrDefault("follows", "10")),
+        Integer.parseInt(m.getOrDefault("communities", "64")), Double.parseDouble(m.getOrDefault("in-community", "1.0")), Integer.parseInt(m.getOrDefault("clients", "4")),
+        Integer.parseInt(m.getOrDefault("window", "16")), Long.parseLong(m.getOrDefault("seed", "42")),
+        Path.of(m.getOrDefault("out", "bench/results/table1")), !m.containsKey("no-baseline"));
+  }
+
+  /** Runs every cell and writes the outputs; returns the exit code. */
+  static int run(Options o, PrintStream out) throws Exception {
+    Files.createDirectories(o.out());
+    out.printf(Locale.ROOT, "Table 1: partitions %s, workloads %s, %d s warm-up (post %d s, follow %d s) + %d s measured per mode;"
+        + " %d users in %d communities, %d follows each, %.0f%% inside the community; %d clients x window %d; seed %d%n",
+        o.partitions(), o.workloads(), o.warmup(), o.postWarmup(), o.followWarmup(), o.duration(), o.users(),
+        o.communities(), o.follows(),
+        100 * o.inCommunity(), o.clients(), o.window(), o.seed());
+    List<Cell> cells = new ArrayList<>();
+    MulticastBenchmark.Row baseline = null;
+    if (o.baseline()) {
+      // First, on a fresh JVM: after dozens of clusters (and their background closes) a lone
+      // Ratis group is no longer measured fairly.
+      baseline = baselineWithDeadline(o, out);
+    }
+    int total = o.partitions().size() * o.workloads().size() * 2;
+    int n = 0;
+    List<String> failed = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int p : o.partitions()) {
+      for (String w : o.workloads()) {
+        for (Client.Mode mode : new Client.Mode[] {Client.Mode.SSMR, Client.Mode.DSSMR}) {
+          n++;
+          out.printf(Locale.ROOT, "[%d/%d, %.0f s] %s, %d partition(s), %s%n", n, total,
+              (System.nanoTime() - t0) / 1e9, w, p, mode.name().toLowerCase(Locale.ROOT));
+          Cell c;
+          try {
+            c = cell(o, p, Workload.parse(w), mode, out);
+          } catch (Exception e) {
+            // One broken cell (a cluster that did not come up in time on a loaded machine)
+            // does not throw away the others: say so, leave the cell out and go on.
+            failed.add(w + " " + p + " " + mode.name().toLowerCase(Locale.ROOT));
+            out.println("    FAILED: " + e);
+            continue;
+          }
+          cells.add(c);
+          out.printf(Locale.ROOT, "    %.0f cmd/s, p50 %.1f ms, p99 %.1f ms, %.1f moves/s, %.1f%% multi-partition,"
+              + " %.2f log entries, %.2f channel items and %.0f bytes per command%n", c.tput(), c.p50(), c.p99(),
+              c.movesPerSec(), 100 * c.multiShare(), c.logEntries(), c.channelItems(), c.channelBytes());
+          writeCsv(o.out().resolve("table1.csv"), cells, baseline);
+        }
+      }
+    }
+    writeMarkdown(o, o.out().resolve("table1.md"), cells, baseline);
+    writeCharts(o, cells);
+    out.println("wrote " + o.out().resolve("table1.csv") + ", table1.md, table1-throughput.png, table1-post-moves.png");
+    if (!failed.isEmpty()) {
+      out.println("cells that failed (left out): " + failed);
+      return 1;
+    }
+    return 0;
+  }
+
+  /** The baseline row, or null (and a message) if it does not finish in time. */
+  private static MulticastBenchmark.Row baselineWithDeadline(Options o, PrintStream out) {
+    java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "table1-baseline");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      return ex.submit(() -> baseline(o, out)).get(o.duration() + 120L, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      out.println("baseline: no result (" + e + ")");
+      return null;
+    } finally {
+      ex.shutdownNow();
+    }
+  }
+
+  private static MulticastBenchmark.Row baseline(Options o, PrintStream out) throws Exception {
+    out.println("baseline: raw Ratis, one group of 3, no-op state machine");
+    try (RawRatisBaseline raw = new RawRatisBaseline()) {
+      List<org.apache.ratis.client.RaftClient> rc = new ArrayList<>();
+      for (int i = 0; i < o.clients(); i++) {
+        rc.add(raw.newClient());
+      }
+      Message msg = Message.valueOf(ByteString.copyFrom(new byte[64]));
+      // One blocking request first: the group has elected its leader before the load starts.
+      for (org.apache.ratis.client.RaftClient c : rc) {
+        c.io().send(msg);
+      }
+      AtomicInteger rr = new AtomicInteger();
+      MulticastBenchmark.Row r = MulticastBenchmark.phase("raw Ratis, no-op SM", 1, o.clients() * o.window(),
+          Math.min(o.warmup(), 5), o.duration(),
+          () -> raw.send(rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())), msg), () -> "1 log entry per op");
+      MulticastBenchmark.closeInBackground(rc);
+      out.printf(Locale.ROOT, "    %.0f ops/s, p50 %.1f ms, p99 %.1f ms%n", r.opsPerSec(), r.p50(), r.p99());
+      return r;
+    }
+  }
+
+  /** The partition a user starts in: a hash of its id (independent of its community). */
+  static int slot(long user, int partitions) {
+    long h = user * 0x9E3779B97F4A7C15L;
+    return (int) Math.floorMod(h >>> 32, (long) partitions);
+  }
+
+  static Cell cell(Options o, int partitions, Workload w, Client.Mode mode, PrintStream out) throws Exception {
+    SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(),
+        Math.min(o.users(), o.communities()), o.follows(), 1.0, o.inCommunity()));
+    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(partitions).oracle(true)
+        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
+        .deliverers(Eyrie.deliverers(ChirperServer::new, ChirperOracle::new)).start()) {
+      cluster.awaitLeaders(Duration.ofSeconds(60));
+      List<ChirperClient> clients = new ArrayList<>();
+      try {
+        for (int i = 0; i < o.clients(); i++) {
+          clients.add(new ChirperClient(Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
+              .mode(mode).totalTimeoutMs(30_000).build()));
+        }
+        seed(graph, clients.get(0).proxy(), partitions);
+        ProgressLine quiet = new ProgressLine(new PrintStream(java.io.OutputStream.nullOutputStream()), false, 1);
+        List<LoadRunner.Sample> samples = new ArrayList<>();
+        int warm = w == Workload.POST ? o.postWarmup() : w == Workload.FOLLOW ? o.followWarmup() : o.warmup();
+        if (warm > 0) {
+          LoadRunner.Result wr = new LoadRunner(clients, new OpGenerator(w, graph),
+              new LoadRunner.Config(Duration.ofSeconds(warm), o.window(), Duration.ofSeconds(31), o.seed()))
+              .onSecond(quiet).run();
+          samples.addAll(wr.samples());
+        }
+        Map<String, Long> before = MulticastBenchmark.traffic(cluster);
+        LoadRunner.Result r = new LoadRunner(clients, new OpGenerator(w, graph),
+            new LoadRunner.Config(Duration.ofSeconds(o.duration()), o.window(), Duration.ofSeconds(31), o.seed() + 1))
+            .onSecond(quiet).run();
+        Map<String, Long> after = MulticastBenchmark.traffic(cluster);
+        for (LoadRunner.Sample s : r.samples()) {
+          samples.add(new LoadRunner.Sample(s.second() + warm, s.commands(), s.moves(), s.retries(), s.fallbacks(),
+              s.failures(), s.directShare(), s.p50Ms(), s.p99Ms()));
+        }
+        double cmds = Math.max(1, r.completedInWindow());
+        double[] q = r.latencies().quantilesMs(0, 0.5, 0.99);
+        ClientStats st = r.stats();
+        double secs = r.window().toNanos() / 1e9;
+        return new Cell(w.name().toLowerCase(Locale.ROOT), partitions, mode.name().toLowerCase(Locale.ROOT),
+            r.throughput(), q[0], q[1], r.completedInWindow(), r.timeouts(), st.moves() / secs,
+            multiShare(st.moves() + st.multiPartition(), st.commands()), (after.get("entries") - before.get("entries")) / cmds,
+            (after.get("batches") - before.get("batches")) / cmds, (after.get("items") - before.get("items")) / cmds,
+            (after.get("bytes") - before.get("bytes")) / cmds, samples);
+      } finally {
+        clients.forEach(ChirperClient::close);
+      }
+    }
+  }
+
+  /**
+   * The share of commands that needed several partitions: a move (DS-SMR) or an execution on
+   * several partitions at once (S-SMR, or DS-SMR's fallback). A post that learns its author's
+   * followers by a retry, with every follower already there, is not one.
+   */
+  static double multiShare(long multi, long commands) {
+    return commands == 0 ? 0 : Math.min(1.0, (double) multi / commands);
+  }
+
+  /** Bulk-loads the graph: one create per user, with its edges, in its hashed partition. */
+  static void seed(SocialGraph g, Client proxy, int partitions) throws Exception {
+    int users = g.params().users();
+    List<TreeSet<Long>> followers = new ArrayList<>();
+    List<TreeSet<Long>> followees = new ArrayList<>();
+    for (int u = 0; u < users; u++) {
+      followers.add(new TreeSet<>());
+      followees.add(new TreeSet<>());
+    }
+    for (long[] e : g.follows()) {
+      followees.get((int) e[0]).add(e[1]);
+      followers.get((int) e[1]).add(e[0]);
+    }
+    List<CompletableFuture<Reply>> inFlight = new ArrayList<>();
+    for (int u = 0; u < users; u++) {
+      Ops.SeedUser s = new Ops.SeedUser(u, g.community(u), slot(u, partitions),
+          followers.get(u).stream().mapToLong(Long::longValue).toArray(),
+          followees.get(u).stream().mapToLong(Long::longValue).toArray());
+      inFlight.add(proxy.sendCreate(Command.create(ObjId.valueOf(u), s)));
+      if (inFlight.size() == 128 || u == users - 1) {
+        for (CompletableFuture<Reply> f : inFlight) {
+          Reply r = f.get(120, TimeUnit.SECONDS);
+          if (!r.isOk()) {
+            throw new IllegalStateException("seeding a user failed: " + r.reason());
+          }
+        }
+        inFlight.clear();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Outputs
+
+  static void writeCsv(Path file, List<Cell> cells, MulticastBenchmark.Row baseline) throws Exception {
+    StringBuilder sb = new StringBuilder("workload,partitions,mode,throughput,p50_ms,p99_ms,completed,timeouts,"
+        + "moves_per_s,multi_partition_share,log_entries_per_cmd,start_entries_per_cmd,channel_batches_per_cmd,"
+        + "channel_items_per_cmd,channel_bytes_per_cmd\n");
+    if (baseline != null) {
+      sb.append(String.format(Locale.ROOT, "raw-ratis-noop,1,baseline,%.1f,%.2f,%.2f,,%d,0,0,1,1,0,0,0%n",
+          baseline.opsPerSec(), baseline.p50(), baseline.p99(), baseline.errors()));
+    }
+    for (Cell c : cells) {
+      sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.2f,%.2f,%d,%d,%.2f,%.4f,%.3f,%.3f,%.3f,%.3f,%.1f%n",
+          c.workload(), c.partitions(), c.mode(), c.tput(), c.p50(), c.p99(), c.completed(), c.timeouts(),
+          c.movesPerSec(), c.multiShare(), c.logEntries(), c.startEntries(), c.channelBatches(), c.channelItems(),
+          c.channelBytes()));
+    }
+    Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static Cell find(List<Cell> cells, String w, int p, String mode) {
+    for (Cell c : cells) {
+      if (c.workload().equals(w) && c.partitions() == p && c.mode().equals(mode)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  private static int paperColumn(int p) {
+    for (int i = 0; i < PAPER_PARTITIONS.length; i++) {
+      if (PAPER_PARTITIONS[i] == p) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  static void writeMarkdown(Options o, Path file, List<Cell> cells, MulticastBenchmark.Row baseline) throws Exception {
+    StringBuilder sb = new StringBuilder();
+    sb.append("# Table 1 on this machine\n\n");
+    sb.append(String.format(Locale.ROOT, "Embedded cluster of 3 nodes in one JVM (the oracle and P partitions, 3 replicas"
+        + " each), %d users in %d communities with %d follows each (%.0f%% inside the user's community), users start"
+        + " in hashed partitions;"
+        + " %d clients x %d outstanding; %d s warm-up (Post %d s, Follow/unfollow %d s) then %d s measured per mode;"
+        + " seed %d. All partitions"
+        + " share this machine's CPUs.%n%n", o.users(), o.communities(), o.follows(), 100 * o.inCommunity(), o.clients(), o.window(),
+        o.warmup(), o.postWarmup(), o.followWarmup(), o.duration(), o.seed()));
+    StringBuilder head = new StringBuilder("| |");
+    StringBuilder sep = new StringBuilder("|---|");
+    for (String w : o.workloads()) {
+      for (int p : o.partitions()) {
+        head.append(' ').append(w).append(' ').append(p).append(" |");
+        sep.append("---|");
+      }
+    }
+    sb.append("## Throughput (commands per second)\n\n").append(head).append('\n').append(sep).append('\n');
+    row(sb, o, "S-SMR (ours)", (w, p) -> val(find(cells, w, p, "ssmr"), Cell::tput, "%.0f"));
+    row(sb, o, "DS-SMR (ours)", (w, p) -> val(find(cells, w, p, "dssmr"), Cell::tput, "%.0f"));
+    row(sb, o, "**ratio DS/S (ours)**", (w, p) -> ratio(cells, w, p));
+    row(sb, o, "ratio DS/S (paper)", (w, p) -> paper(w, p, 1, 0, true));
+    row(sb, o, "S-SMR (paper)", (w, p) -> paper(w, p, 0, -1, false));
+    row(sb, o, "DS-SMR (paper)", (w, p) -> paper(w, p, 1, -1, false));
+    sb.append("\n## Latency (ms, median; p99 in parentheses)\n\n").append(head).append('\n').append(sep).append('\n');
+    row(sb, o, "S-SMR (ours)", (w, p) -> lat(find(cells, w, p, "ssmr")));
+    row(sb, o, "DS-SMR (ours)", (w, p) -> lat(find(cells, w, p, "dssmr")));
+    row(sb, o, "S-SMR (paper, mean)", (w, p) -> paper(w, p, 2, -1, false));
+    row(sb, o, "DS-SMR (paper, mean)", (w, p) -> paper(w, p, 3, -1, false));
+    sb.append("\n## Cost per command (measured window)\n\n");
+    sb.append("Ratis log entries = client-start entries + channel batches (Ratis requests between groups); items and"
+        + " bytes are what groups send each other (values of moved or S-SMR-exchanged objects, verdicts).\n\n");
+    sb.append("| workload | P | mode | log entries | start entries | channel batches | channel items | channel bytes |"
+        + " moves/s | multi-partition | timeouts |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (baseline != null) {
+      sb.append(String.format(Locale.ROOT, "| raw Ratis, no-op SM (baseline: %.0f ops/s, p50 %.1f ms) | 1 | - | 1 | 1 |"
+          + " 0 | 0 | 0 | 0 | 0%% | %d |%n", baseline.opsPerSec(), baseline.p50(), baseline.errors()));
+    }
+    for (Cell c : cells) {
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f | %.1f%% | %d |%n",
+          c.workload(), c.partitions(), c.mode(), c.logEntries(), c.startEntries(), c.channelBatches(),
+          c.channelItems(), c.channelBytes(), c.movesPerSec(), 100 * c.multiShare(), c.timeouts()));
+    }
+    List<Cell> post = cells.stream().filter(c -> c.workload().equals("post") && c.mode().equals("dssmr")).toList();
+    if (!post.isEmpty()) {
+      sb.append("\n## Post under DS-SMR over time (per second: moves, and (moves + fallbacks) / commands)\n\n");
+      sb.append("| P | second | commands | moves | multi-partition |\n|---|---|---|---|---|\n");
+      for (Cell c : post) {
+        for (LoadRunner.Sample s : c.samples()) {
+          if (s.second() % 10 == 0 || s.second() == c.samples().size()) {
+            sb.append(String.format(Locale.ROOT, "| %d | %d | %d | %d | %.1f%% |%n", c.partitions(), s.second(),
+                s.commands(), s.moves(), 100 * multiShare(s.moves() + s.fallbacks(), s.commands())));
+          }
+        }
+      }
+    }
+    Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+  }
+
+  private interface CellText {
+    String at(String workload, int partitions);
+  }
+
+  private static void row(StringBuilder sb, Options o, String name, CellText f) {
+    sb.append("| ").append(name).append(" |");
+    for (String w : o.workloads()) {
+      for (int p : o.partitions()) {
+        sb.append(' ').append(f.at(w, p)).append(" |");
+      }
+    }
+    sb.append('\n');
+  }
+
+  private static String val(Cell c, java.util.function.ToDoubleFunction<Cell> f, String fmt) {
+    return c == null ? "-" : String.format(Locale.ROOT, fmt, f.applyAsDouble(c));
+  }
+
+  private static String lat(Cell c) {
+    return c == null ? "-" : String.format(Locale.ROOT, "%.0f (%.0f)", c.p50(), c.p99());
+  }
+
+  static String ratio(List<Cell> cells, String w, int p) {
+    Cell s = find(cells, w, p, "ssmr");
+    Cell d = find(cells, w, p, "dssmr");
+    if (s == null || d == null || s.tput() <= 0) {
+      return "-";
+    }
+    return String.format(Locale.ROOT, "**%.2f**", d.tput() / s.tput());
+  }
+
+  private static String paper(String w, int p, int row, int divisorRow, boolean bold) {
+    double[][] t = PAPER.get(w);
+    int col = paperColumn(p);
+    if (t == null || col < 0) {
+      return "-";
+    }
+    if (divisorRow >= 0) {
+      return String.format(Locale.ROOT, "%.2f", t[row][col] / t[divisorRow][col]);
+    }
+    return String.format(Locale.ROOT, row >= 2 ? "%.1f" : "%.0f", t[row][col]);
+  }
+
+  static void writeCharts(Options o, List<Cell> cells) throws Exception {
+    List<LineChart.Panel> panels = new ArrayList<>();
+    for (String w : o.workloads()) {
+      List<LineChart.Series> series = new ArrayList<>();
+      int color = 0;
+      for (String mode : new String[] {"ssmr", "dssmr"}) {
+        List<Cell> cs = new ArrayList<>();
+        for (int p : o.partitions()) {
+          Cell c = find(cells, w, p, mode);
+          if (c != null) {
+            cs.add(c);
+          }
+        }
+        series.add(new LineChart.Series(mode.equals("ssmr") ? "S-SMR" : "DS-SMR",
+            cs.stream().mapToDouble(Cell::partitions).toArray(), cs.stream().mapToDouble(Cell::tput).toArray(), color++));
+      }
+      panels.add(new LineChart.Panel(w, "partitions", "commands/s", series, true));
+    }
+    LineChart.write(o.out().resolve("table1-throughput.png"), "Chirper throughput by partitions (cf. the paper's Figure 4)",
+        panels);
+    List<LineChart.Series> moves = new ArrayList<>();
+    List<LineChart.Series> multi = new ArrayList<>();
+    int color = 0;
+    for (Cell c : cells) {
+      if (c.workload().equals("post") && c.mode().equals("dssmr")) {
+        double[] x = c.samples().stream().mapToDouble(LoadRunner.Sample::second).toArray();
+        moves.add(new LineChart.Series(c.partitions() + "P", x,
+            c.samples().stream().mapToDouble(LoadRunner.Sample::moves).toArray(), color));
+        multi.add(new LineChart.Series(c.partitions() + "P", x,
+            c.samples().stream().mapToDouble(s -> 100 * multiShare(s.moves() + s.fallbacks(), s.commands())).toArray(),
+            color));
+        color++;
+      }
+    }
+    if (!moves.isEmpty()) {
+      LineChart.write(o.out().resolve("table1-post-moves.png"), "Post under DS-SMR: moves and multi-partition commands over time",
+          List.of(new LineChart.Panel("move rate", "seconds since the load started", "moves/s", moves, false),
+              new LineChart.Panel("multi-partition share", "seconds since the load started", "% of commands", multi, false)));
+    }
+  }
+}

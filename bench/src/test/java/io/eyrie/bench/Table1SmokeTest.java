@@ -1,0 +1,81 @@
+package io.eyrie.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Table 1 runner end to end on one small cell: both modes, every output file, sane numbers. */
+class Table1SmokeTest {
+
+  @Test
+  @Timeout(300)
+  void oneCellBothModesAllOutputs(@TempDir Path dir) throws Exception {
+    Table1.Options o = Table1.parse(new String[] {"--partitions", "2", "--workloads", "follow", "--duration", "4",
+        "--warmup", "2", "--users", "200", "--follows", "5", "--communities", "20", "--no-baseline",
+        "--out", dir.toString()});
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    assertEquals(0, Table1.run(o, new PrintStream(log, true, StandardCharsets.UTF_8)));
+    System.out.print(log.toString(StandardCharsets.UTF_8));
+
+    List<String> csv = Files.readAllLines(dir.resolve("table1.csv"));
+    assertEquals(3, csv.size(), "header and one row per mode: " + csv);
+    String[] header = csv.get(0).split(",");
+    Map<String, Map<String, String>> rows = new HashMap<>();
+    for (String line : csv.subList(1, csv.size())) {
+      String[] f = line.split(",", -1);
+      Map<String, String> r = new HashMap<>();
+      for (int i = 0; i < header.length; i++) {
+        r.put(header[i], f[i]);
+      }
+      rows.put(r.get("mode"), r);
+    }
+    for (String mode : List.of("ssmr", "dssmr")) {
+      Map<String, String> r = rows.get(mode);
+      assertTrue(Double.parseDouble(r.get("throughput")) > 0, mode + " served commands");
+      assertTrue(Double.parseDouble(r.get("p99_ms")) >= Double.parseDouble(r.get("p50_ms")), mode);
+      assertTrue(Double.parseDouble(r.get("log_entries_per_cmd")) > 0, mode + " cost columns filled");
+    }
+    assertEquals(0.0, Double.parseDouble(rows.get("ssmr").get("moves_per_s")), "S-SMR never moves");
+    assertTrue(Double.parseDouble(rows.get("ssmr").get("channel_items_per_cmd")) > 0,
+        "S-SMR exchanges objects between partitions for follows across them");
+    assertTrue(Double.parseDouble(rows.get("dssmr").get("moves_per_s")) > 0, "DS-SMR moves users together");
+
+    String md = Files.readString(dir.resolve("table1.md"));
+    assertTrue(md.contains("ratio DS/S (paper)") && md.contains("| 4.27 |"), "the paper's follow ratio at 2 partitions");
+    assertTrue(md.contains("**ratio DS/S (ours)**"));
+    for (String png : List.of("table1-throughput.png")) {
+      BufferedImage img = ImageIO.read(dir.resolve(png).toFile());
+      assertTrue(img.getWidth() > 400 && img.getHeight() > 300, png);
+    }
+  }
+
+  @Test
+  void slotsSpreadUsersOverPartitionsIndependentlyOfCommunities() {
+    int[] counts = new int[4];
+    for (long u = 0; u < 4000; u++) {
+      counts[Table1.slot(u, 4)]++;
+    }
+    for (int c : counts) {
+      assertTrue(c > 800 && c < 1200, java.util.Arrays.toString(counts));
+    }
+    // users of one community (u mod 64 == 5) do not all start together
+    java.util.Set<Integer> slots = new java.util.HashSet<>();
+    for (long u = 5; u < 4000; u += 64) {
+      slots.add(Table1.slot(u, 4));
+    }
+    assertEquals(4, slots.size());
+  }
+}

@@ -1,0 +1,325 @@
+package io.eyrie.core;
+
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.AccessReq;
+import io.eyrie.core.protocol.Msgs.Begun;
+import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.Msgs.CreateReq;
+import io.eyrie.core.protocol.Msgs.DeleteReq;
+import io.eyrie.core.protocol.Msgs.MoveReq;
+import io.eyrie.core.protocol.Msgs.SsmrReq;
+import io.eyrie.core.protocol.Msgs.Values;
+import io.eyrie.core.protocol.Msgs.Verdict;
+import io.eyrie.core.protocol.Validation;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.ExecutionContext;
+import io.eyrie.multicast.GroupId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The server proxy of one partition replica: the paper's Algorithm 3 (DS-SMR) and S-SMR's
+ * Algorithm 1 around an application's {@link StateMachine}. It holds the partition's objects,
+ * checks locality, moves objects in and out, exchanges values for S-SMR commands, waits for the
+ * oracle's verdict on creates and deletes, and snapshots the partition. The application's class
+ * only sees its hooks, so it cannot change the protocol.
+ */
+final class PartitionServer implements Deliverer {
+  private final StateMachine app;
+  private final TreeMap<ObjId, PRObject> objects = new TreeMap<>();
+  private final GroupId self;
+  private final ClusterConfig cluster;
+  private final Codec codec;
+  private Map<ObjId, PRObject> view;
+  private long executed;
+  private long multiPartition;
+  private long retries;
+
+  PartitionServer(StateMachine app, GroupId self, ClusterConfig cluster, Codec codec) {
+    this.app = app;
+    this.self = self;
+    this.cluster = cluster;
+    this.codec = codec;
+    app.attach(this);
+  }
+
+  StateMachine app() {
+    return app;
+  }
+
+  GroupId partition() {
+    return self;
+  }
+
+  /** The object the running command sees: from its combined view during S-SMR, else local. */
+  PRObject object(ObjId id) {
+    return view != null ? view.get(id) : objects.get(id);
+  }
+
+  java.util.Set<ObjId> localIds() {
+    return java.util.Collections.unmodifiableSet(objects.keySet());
+  }
+
+  @Override
+  public Execution deliver(ExecutionContext ctx) {
+    Object p = ctx.payload();
+    String invalid = Validation.check(p, ctx.dests(), cluster);
+    if (invalid != null) {
+      return Execution.error(invalid);
+    }
+    if (p instanceof AccessReq a) {
+      for (ObjId id : a.cmd().objects()) {
+        if (!objects.containsKey(id)) {
+          retries++;
+          return Execution.reply(CoreReply.retry(null));
+        }
+      }
+      return Execution.reply(execute(a.cmd(), null));
+    } else if (p instanceof MoveReq m) {
+      if (self.equals(m.src())) {
+        TreeMap<ObjId, PRObject> out = new TreeMap<>();
+        for (ObjId id : m.objs()) {
+          PRObject o = objects.get(id);
+          if (o != null) {
+            out.put(id, o);
+          }
+        }
+        // The channel encodes the values now; only once they are encoded do they leave.
+        String failed = ship(ctx, List.of(m.dst()), out);
+        if (failed != null) {
+          return Execution.error(failed);
+        }
+        out.keySet().forEach(objects::remove);
+        return Execution.reply(CoreReply.ok(null));
+      }
+      return Execution.awaitFrom(List.of(m.src()));
+    } else if (p instanceof CreateReq || p instanceof DeleteReq) {
+      // Execution atomicity: the oracle changes its map (which consults read) and sends its
+      // verdict only after this partition has reached the command here, so nothing ordered
+      // before it here can observe the change, and nothing after it can miss it.
+      ctx.send(cluster.oracle(), new Begun(self));
+      return Execution.awaitFrom(List.of(cluster.oracle()));
+    } else if (p instanceof SsmrReq s) {
+      if (s.cmd().kind() != Command.Kind.ACCESS) {
+        ctx.send(cluster.oracle(), new Begun(self));
+        return Execution.awaitFrom(List.of(cluster.oracle()));
+      }
+      List<GroupId> others = otherPartitions(ctx);
+      TreeMap<ObjId, PRObject> mine = new TreeMap<>();
+      for (ObjId id : s.cmd().objects()) {
+        PRObject o = objects.get(id);
+        if (o != null) {
+          mine.put(id, o);
+        }
+      }
+      String failed = ship(ctx, others, mine);
+      if (failed != null) {
+        return Execution.error(failed);
+      }
+      return others.isEmpty() ? ssmrExecute(ctx, s) : Execution.awaitFrom(others);
+    }
+    return Execution.error("a partition cannot execute " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  @Override
+  public Execution resume(ExecutionContext ctx) {
+    Object p = ctx.payload();
+    if (p instanceof MoveReq m) {
+      Values v = (Values) ctx.received(m.src()).get(0);
+      if (v.error() != null) {
+        return Execution.error(v.error());
+      }
+      objects.putAll(v.objects());
+      return Execution.reply(CoreReply.ok(v.objects().size()));
+    } else if (p instanceof CreateReq c) {
+      Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
+      return Execution.reply(create(c.cmd(), v));
+    } else if (p instanceof DeleteReq d) {
+      Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
+      return Execution.reply(delete(d.cmd(), v));
+    } else if (p instanceof SsmrReq s) {
+      return ssmrExecute(ctx, s);
+    }
+    return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  private CoreReply create(Command cmd, Verdict v) {
+    if (v.status() == Msgs.RETRY) {
+      return CoreReply.retry(null);
+    }
+    if (v.status() != Msgs.OK) {
+      return CoreReply.exists(cmd.target());
+    }
+    if (!self.equals(v.location())) {
+      return CoreReply.ok(null);
+    }
+    PRObject o = app.createObject(cmd);
+    if (o == null || !cmd.target().equals(o.getId())) {
+      return CoreReply.refused("createObject returned an object without id " + cmd.target());
+    }
+    try {
+      // An object that cannot be encoded could never be moved, copied or snapshotted.
+      codec.encode(o);
+    } catch (IllegalArgumentException e) {
+      return CoreReply.refused("object " + cmd.target() + " cannot be encoded: " + e.getMessage());
+    }
+    objects.put(o.getId(), o);
+    executed++;
+    return CoreReply.ok(null);
+  }
+
+  /**
+   * Applies the oracle's verdict on a delete: OK removes the object wherever it is here (then
+   * tells the application, which may clean up but cannot refuse: the oracle has forgotten it).
+   */
+  private CoreReply delete(Command cmd, Verdict v) {
+    if (v.status() == Msgs.OK) {
+      PRObject gone = objects.remove(cmd.target());
+      if (gone != null) {
+        app.objectDeleted(gone, cmd);
+      }
+      return CoreReply.ok(null);
+    }
+    return v.status() == Msgs.RETRY ? CoreReply.retry(null) : CoreReply.notFound(cmd.target());
+  }
+
+  private Execution ssmrExecute(ExecutionContext ctx, SsmrReq s) {
+    Command cmd = s.cmd();
+    if (cmd.kind() == Command.Kind.CREATE) {
+      return Execution.reply(create(cmd, (Verdict) ctx.received(cluster.oracle()).get(0)));
+    }
+    if (cmd.kind() == Command.Kind.DELETE) {
+      return Execution.reply(delete(cmd, (Verdict) ctx.received(cluster.oracle()).get(0)));
+    }
+    // The combined view: local objects (writes stick) and copies of the others' (writes vanish).
+    TreeMap<ObjId, PRObject> combined = new TreeMap<>();
+    for (GroupId g : otherPartitions(ctx)) {
+      for (Object item : ctx.received(g)) {
+        if (((Values) item).error() != null) {
+          return Execution.error(((Values) item).error());
+        }
+        for (Map.Entry<ObjId, PRObject> e : ((Values) item).objects().entrySet()) {
+          combined.put(e.getKey(), e.getValue());
+        }
+      }
+    }
+    for (ObjId id : cmd.objects()) {
+      PRObject o = objects.get(id);
+      if (o != null) {
+        combined.put(id, o);
+      }
+    }
+    for (ObjId id : cmd.objects()) {
+      if (!combined.containsKey(id)) {
+        // Only a command that reached every partition knows that the object exists nowhere; one
+        // sent to the partitions a (possibly stale) cache named must look again.
+        if (!ctx.dests().containsAll(cluster.partitions())) {
+          retries++;
+          return Execution.reply(CoreReply.retry(null));
+        }
+        return Execution.reply(CoreReply.notFound(id));
+      }
+    }
+    multiPartition++;
+    return Execution.reply(execute(cmd, combined));
+  }
+
+  /**
+   * Sends the values of objects to other partitions. The channel encodes them at once (the
+   * receivers get copies, whatever this partition does to its objects later); if they cannot be
+   * encoded, the receivers are told so, so that they answer an error instead of waiting.
+   *
+   * @return null, or why the values could not be sent
+   */
+  private static String ship(ExecutionContext ctx, List<GroupId> to, TreeMap<ObjId, PRObject> values) {
+    try {
+      for (GroupId g : to) {
+        ctx.send(g, Values.of(values));
+      }
+      return null;
+    } catch (IllegalArgumentException e) {
+      String why = "the objects " + values.keySet() + " cannot be encoded: " + e.getMessage();
+      for (GroupId g : to) {
+        ctx.send(g, Values.failed(why));
+      }
+      return why;
+    }
+  }
+
+  private CoreReply execute(Command cmd, Map<ObjId, PRObject> combined) {
+    view = combined;
+    try {
+      Object r = app.executeCommand(cmd);
+      executed++;
+      if (r instanceof StateMachine.RetryMarker m) {
+        retries++;
+        return CoreReply.retry(m.extra());
+      }
+      return CoreReply.ok(r);
+    } finally {
+      view = null;
+    }
+  }
+
+  private List<GroupId> otherPartitions(ExecutionContext ctx) {
+    List<GroupId> out = new ArrayList<>();
+    for (GroupId g : ctx.dests()) {
+      if (!g.equals(self) && cluster.group(g).kind() == ClusterConfig.Kind.PARTITION) {
+        out.add(g);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public Object query(Object query) {
+    if (query instanceof Msgs.StatsReq r) {
+      long[] ids = null;
+      if (r.withObjects()) {
+        ids = objects.keySet().stream().mapToLong(ObjId::value).toArray();
+      }
+      return new Msgs.PartitionStatsReply(objects.size(), executed, multiPartition, retries, ids);
+    }
+    throw new IllegalArgumentException("a partition answers no " + (query == null ? null : query.getClass().getSimpleName()));
+  }
+
+  @Override
+  public byte[] snapshot() {
+    Output out = new Output(4096, -1);
+    out.writeVarLong(executed, true);
+    out.writeVarLong(multiPartition, true);
+    out.writeVarLong(retries, true);
+    out.writeVarInt(objects.size(), true);
+    for (PRObject o : objects.values()) {
+      codec.write(out, o);
+    }
+    return out.toBytes();
+  }
+
+  @Override
+  public void restore(byte[] state) {
+    objects.clear();
+    executed = 0;
+    multiPartition = 0;
+    retries = 0;
+    if (state.length == 0) {
+      return;
+    }
+    Input in = new Input(state);
+    executed = in.readVarLong(true);
+    multiPartition = in.readVarLong(true);
+    retries = in.readVarLong(true);
+    int n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      PRObject o = (PRObject) codec.read(in);
+      objects.put(o.getId(), o);
+    }
+  }
+}

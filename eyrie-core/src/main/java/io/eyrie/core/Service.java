@@ -1,0 +1,137 @@
+package io.eyrie.core;
+
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.CodecRegistry;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.NodeApp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A DS-SMR service, described once: the types it sends and stores, the partition server, and
+ * the oracle. Immutable. Hand the same descriptor to the nodes
+ * ({@link io.eyrie.multicast.Node#start(ClusterConfig, int, java.nio.file.Path, NodeApp,
+ * io.eyrie.multicast.NodeOptions) Node.start}, {@link io.eyrie.multicast.EmbeddedCluster.Builder#app
+ * EmbeddedCluster.Builder.app}) and to the clients ({@link Client.Builder#service}), so that they
+ * always agree on the encoding.
+ *
+ * <pre>{@code
+ * Service kv = Service.newBuilder()
+ *     .type(100, Entry.class)                // ids are the wire format: never renumber, only add
+ *     .type(101, KvOps.Put.class)
+ *     .server(KvServer::new)                 // a StateMachine per partition replica
+ *     .oracle(OracleStateMachine::new)       // eyrie-oracle's, or a subclass with its own placement
+ *     .build();
+ * }</pre>
+ *
+ * <p><b>Hosting a service in a node process.</b> The node launcher ({@code bin/eyrie node
+ * --service CLASS}) instantiates CLASS with its public no-argument constructor; CLASS must
+ * implement {@code java.util.function.Supplier<io.eyrie.core.Service>} and return the service
+ * (for example {@code io.eyrie.examples.kv.KvService}).
+ */
+public final class Service implements NodeApp {
+  private final List<Type> types;
+  private final Supplier<? extends StateMachine> server;
+  private final Supplier<? extends Deliverer> oracle;
+
+  private record Type(int id, Class<?> type) {}
+
+  private Service(Builder b) {
+    this.types = List.copyOf(b.types);
+    this.server = b.server;
+    this.oracle = b.oracle;
+  }
+
+  /** Returns a builder. */
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Returns a new registry holding Eyrie's classes and this service's (a copy on each call). */
+  @Override
+  public CodecRegistry registry() {
+    CodecRegistry r = Eyrie.registry();
+    for (Type t : types) {
+      r.register(t.id(), t.type());
+    }
+    return r;
+  }
+
+  /** Returns the deliverers of the service's partitions and oracle. */
+  @Override
+  public DelivererFactory deliverers() {
+    return Eyrie.deliverers(server, oracle);
+  }
+
+  /** A partition or the oracle answers this query once it serves reads (its counters; cheap). */
+  @Override
+  public Object readinessQuery() {
+    return new Msgs.StatsReq(false);
+  }
+
+  /** Builds a {@link Service}. */
+  public static final class Builder {
+    private final List<Type> types = new ArrayList<>();
+    private Supplier<? extends StateMachine> server;
+    private Supplier<? extends Deliverer> oracle;
+
+    private Builder() {}
+
+    /**
+     * Registers a type the service sends or stores: its objects ({@link PRObject} subclasses),
+     * operations, replies and anything they hold that Eyrie does not register already (common
+     * JDK types such as String, boxed numbers, ArrayList, HashMap and TreeMap are). Records,
+     * enums, arrays and classes with a no-argument constructor work.
+     *
+     * @param id the registration id, 100 or more; it is the wire and snapshot format, so never
+     *     renumber a type, only add new ones
+     * @param type the class
+     * @return this builder
+     */
+    public Builder type(int id, Class<?> type) {
+      types.add(new Type(id, Objects.requireNonNull(type, "type")));
+      return this;
+    }
+
+    /**
+     * Sets the partition server (required): called once per partition replica.
+     *
+     * @param s creates a new {@link StateMachine}
+     * @return this builder
+     */
+    public Builder server(Supplier<? extends StateMachine> s) {
+      this.server = Objects.requireNonNull(s, "server");
+      return this;
+    }
+
+    /**
+     * Sets the oracle (required): called once per oracle replica. Use eyrie-oracle's
+     * {@code OracleStateMachine::new} for the default placement, or a subclass of it.
+     *
+     * @param o creates a new oracle
+     * @return this builder
+     */
+    public Builder oracle(Supplier<? extends Deliverer> o) {
+      this.oracle = Objects.requireNonNull(o, "oracle");
+      return this;
+    }
+
+    /**
+     * Returns the service.
+     *
+     * @return the service
+     * @throws IllegalArgumentException if an id is reserved or used twice for different types
+     */
+    public Service build() {
+      Objects.requireNonNull(server, "server");
+      Objects.requireNonNull(oracle, "oracle (OracleStateMachine::new from eyrie-oracle for the default placement)");
+      Service s = new Service(this);
+      s.registry(); // fails now, not on a node, if two types share an id
+      return s;
+    }
+  }
+}

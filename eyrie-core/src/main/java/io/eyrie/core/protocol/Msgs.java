@@ -1,0 +1,121 @@
+package io.eyrie.core.protocol;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.PRObject;
+import io.eyrie.multicast.GroupId;
+import java.util.TreeMap;
+
+/** The DS-SMR protocol's messages: multicast payloads, channel items, queries and replies. */
+public final class Msgs {
+  private Msgs() {}
+
+  /** Statuses. A verdict or prophecy says OK, NOK or RETRY; a reply to a command says OK, RETRY or why not. */
+  public static final int OK = 0;
+  /** A negative verdict or prophecy (the command's kind tells why). */
+  public static final int NOK = 1;
+  public static final int RETRY = 2;
+  /** A reply: an object the command needs does not exist (named in {@code extra}). */
+  public static final int NOT_FOUND = 3;
+  /** A reply: the object a create names exists already (named in {@code extra}). */
+  public static final int EXISTS = 4;
+  /** A reply: the command was refused (the value says why) and changed nothing. */
+  public static final int REFUSED = 5;
+
+  /** Multicast to one partition: execute the command if all its objects are local. */
+  public record AccessReq(Command cmd) {}
+
+  /** Multicast to {oracle, src, dst}: move the objects that src holds to dst. */
+  public record MoveReq(ObjId[] objs, GroupId src, GroupId dst) {}
+
+  /** Multicast to {oracle, partition}: create the command's object in the partition if it exists nowhere. */
+  public record CreateReq(Command cmd, GroupId partition) {}
+
+  /** Multicast to {oracle, partition}: delete the command's object, which the client believes is there. */
+  public record DeleteReq(Command cmd, GroupId partition) {}
+
+  /** Multicast to several partitions (and maybe the oracle): execute with S-SMR execution atomicity. */
+  public record SsmrReq(Command cmd) {}
+
+  /**
+   * Channel item: values of objects (a move's payload, or S-SMR's value exchange), or why the
+   * sender could not ship them (an object that cannot be encoded); the receiver then answers an
+   * error instead of waiting for ever.
+   */
+  public record Values(TreeMap<ObjId, PRObject> objects, String error) {
+    public static Values of(TreeMap<ObjId, PRObject> objects) {
+      return new Values(objects, null);
+    }
+
+    public static Values failed(String why) {
+      return new Values(new TreeMap<>(), why);
+    }
+  }
+
+  /** Channel item: the oracle's verdict on a create or delete, and where the object is (or goes). */
+  public record Verdict(int status, GroupId location) {}
+
+  /**
+   * Channel item from a partition to the oracle: the partition has reached a create or delete at
+   * the head of its execution queue (everything ordered before it there is done, everything
+   * arriving later is ordered after it). The oracle changes its map and sends its verdict only
+   * once every partition destination has sent this (execution atomicity).
+   */
+  public record Begun(GroupId partition) {}
+
+  /** Query to the oracle: where are the command's objects, or what is the outcome. */
+  public record ConsultReq(Command cmd) {}
+
+  /**
+   * The oracle's answer to a consult: a verdict (OK or NOK settles the command without executing
+   * it; RETRY means "here are the locations"), the locations, and the partition the objects
+   * should be moved to (or where a new object goes).
+   */
+  public record Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target, ObjId subject) {
+    /** A prophecy without a subject. */
+    public Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target) {
+      this(status, locations, target, null);
+    }
+
+    /** A negative prophecy about one object: the one missing, or the one that exists already. */
+    public static Prophecy nok(ObjId subject) {
+      return new Prophecy(NOK, null, null, subject);
+    }
+  }
+
+  /** Query to a partition: its counters. Query to the oracle: its map (for audits). */
+  public record StatsReq(boolean withObjects) {}
+
+  /** A partition's answer to {@link StatsReq}. */
+  public record PartitionStatsReply(long objects, long executed, long multiPartition, long retries,
+      long[] objectIds) {}
+
+  /** The oracle's answer to {@link StatsReq}. */
+  public record OracleMapReply(TreeMap<ObjId, GroupId> locations) {}
+
+  /**
+   * A reply to a command: status, the application's value (OK) or why not, and objects to
+   * co-locate (RETRY) or the object missing (NOT_FOUND) or existing (EXISTS).
+   */
+  public record CoreReply(int status, Object value, ObjId[] extra) {
+    public static CoreReply ok(Object value) {
+      return new CoreReply(OK, value, null);
+    }
+
+    public static CoreReply notFound(ObjId id) {
+      return new CoreReply(NOT_FOUND, "object " + id + " does not exist", new ObjId[] {id});
+    }
+
+    public static CoreReply exists(ObjId id) {
+      return new CoreReply(EXISTS, "object " + id + " already exists", new ObjId[] {id});
+    }
+
+    public static CoreReply refused(String why) {
+      return new CoreReply(REFUSED, why, null);
+    }
+
+    public static CoreReply retry(ObjId[] extra) {
+      return new CoreReply(RETRY, null, extra);
+    }
+  }
+}

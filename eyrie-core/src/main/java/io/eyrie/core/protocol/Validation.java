@@ -1,0 +1,127 @@
+package io.eyrie.core.protocol;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.GroupId;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Checks a delivered DS-SMR message against its destinations before any group acts on it.
+ *
+ * <p>The verdict is a function of the message and the cluster only, never of the checking
+ * group's state, so every destination reaches the same one: either all of them refuse the
+ * message with the same error, or none does. That matters because destinations wait for each
+ * other's items: a group that acted on a message another group refused would wait for ever
+ * (a move whose source is not a destination), and a group that acted alone could lose data (a
+ * move from a partition to itself drops the objects and then fails to send them).
+ */
+public final class Validation {
+  private Validation() {}
+
+  /**
+   * Returns why a message cannot be executed, or null if it is well formed.
+   *
+   * @param payload the decoded payload
+   * @param dests the message's destinations
+   * @param cluster the cluster
+   * @return the error, or null
+   */
+  public static String check(Object payload, List<GroupId> dests, ClusterConfig cluster) {
+    GroupId oracle = cluster.oracle();
+    TreeSet<GroupId> to = new TreeSet<>(dests);
+    if (payload instanceof Msgs.AccessReq a) {
+      String bad = command(a.cmd(), Command.Kind.ACCESS);
+      if (bad != null) {
+        return bad;
+      }
+      return to.size() == 1 && isPartition(cluster, to.first()) ? null : "an access goes to exactly one partition";
+    }
+    if (payload instanceof Msgs.MoveReq m) {
+      if (m.objs() == null || m.objs().length == 0 || m.src() == null || m.dst() == null) {
+        return "a move needs objects, a source and a destination";
+      }
+      for (ObjId id : m.objs()) {
+        if (id == null) {
+          return "a move names a null object";
+        }
+      }
+      if (m.src().equals(m.dst())) {
+        return "a move's source and destination are the same partition " + m.src();
+      }
+      if (!isPartition(cluster, m.src()) || !isPartition(cluster, m.dst())) {
+        return "a move's source and destination must be partitions";
+      }
+      return to.equals(new TreeSet<>(List.of(oracle, m.src(), m.dst()))) ? null
+          : "a move goes to the oracle, its source and its destination, not " + to;
+    }
+    if (payload instanceof Msgs.CreateReq c) {
+      return placed(command(c.cmd(), Command.Kind.CREATE), c.partition(), to, cluster);
+    }
+    if (payload instanceof Msgs.DeleteReq d) {
+      return placed(command(d.cmd(), Command.Kind.DELETE), d.partition(), to, cluster);
+    }
+    if (payload instanceof Msgs.SsmrReq s) {
+      if (s.cmd() == null || s.cmd().kind() == null) {
+        return "an S-SMR command needs a command";
+      }
+      String bad = command(s.cmd(), s.cmd().kind());
+      if (bad != null) {
+        return bad;
+      }
+      int partitions = 0;
+      for (GroupId g : to) {
+        if (isPartition(cluster, g)) {
+          partitions++;
+        } else if (!g.equals(oracle)) {
+          return "an S-SMR command goes to partitions (and the oracle), not " + g;
+        }
+      }
+      if (partitions == 0) {
+        return "an S-SMR command goes to at least one partition";
+      }
+      if (s.cmd().kind() != Command.Kind.ACCESS && !to.contains(oracle)) {
+        return "an S-SMR create or delete needs the oracle among its destinations";
+      }
+      return null;
+    }
+    return null;
+  }
+
+  private static String command(Command cmd, Command.Kind kind) {
+    if (cmd == null || cmd.kind() != kind) {
+      return "expected a " + kind + " command, got " + cmd;
+    }
+    try {
+      if (cmd.objects().isEmpty()) {
+        return "a command names at least one object";
+      }
+    } catch (RuntimeException e) {
+      return "a command without objects";
+    }
+    if (kind != Command.Kind.ACCESS && cmd.objects().size() != 1) {
+      return "a " + kind + " names exactly one object";
+    }
+    return null;
+  }
+
+  private static String placed(String bad, GroupId partition, TreeSet<GroupId> to, ClusterConfig cluster) {
+    if (bad != null) {
+      return bad;
+    }
+    if (partition == null || !isPartition(cluster, partition)) {
+      return "a create or delete names a partition, not " + partition;
+    }
+    return to.equals(new TreeSet<>(List.of(cluster.oracle(), partition))) ? null
+        : "a create or delete goes to the oracle and the partition it names (" + partition + "), not " + to;
+  }
+
+  private static boolean isPartition(ClusterConfig cluster, GroupId g) {
+    try {
+      return cluster.group(g).kind() == ClusterConfig.Kind.PARTITION;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package io.eyrie.core;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.testing.FakeExecutionContext;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The partition server's protocol (Algorithms 1 and 3) driven step by step through a fake
+ * execution context: no cluster, no Ratis, deterministic.
+ */
+@Timeout(10)
+class PartitionServerTest {
+  static final GroupId ORACLE = GroupId.valueOf("oracle");
+  static final GroupId P0 = GroupId.valueOf("p0");
+  static final GroupId P1 = GroupId.valueOf("p1");
+  static final ClusterConfig CLUSTER = ClusterConfig.parse("""
+      node 1 127.0.0.1 raft=1 client=2
+      group oracle oracle 1
+      group p0 partition 1
+      group p1 partition 1
+      """);
+
+  /** A counter object. */
+  static final class Counter extends PRObject {
+    long value;
+    Object junk;
+
+    private Counter() {}
+
+    Counter(ObjId id, long value) {
+      super(id);
+      this.value = value;
+    }
+  }
+
+  /** Adds to the target counter; replies the sum of every counter the command names. */
+  record Add(long amount) {}
+
+  /** Asks for one more object. */
+  record Widen(long extra) {}
+
+  static final class CounterServer extends StateMachine {
+    final List<ObjId> deleted = new java.util.ArrayList<>();
+
+    @Override
+    protected Object executeCommand(Command c) {
+      if (c.op() instanceof Widen w) {
+        return c.objects().contains(ObjId.valueOf(w.extra())) ? "wide" : retry(List.of(ObjId.valueOf(w.extra())));
+      }
+      ((Counter) getObject(c.target())).value += ((Add) c.op()).amount();
+      long sum = 0;
+      for (ObjId id : c.objects()) {
+        sum += ((Counter) getObject(id)).value;
+      }
+      return sum;
+    }
+
+    @Override
+    protected PRObject createObject(Command c) {
+      Counter n = new Counter(c.target(), (Long) c.op());
+      if (n.value < 0) {
+        n.junk = new AtomicLong(); // unregistered: cannot be encoded
+      }
+      return n;
+    }
+
+    @Override
+    protected void objectDeleted(PRObject object, Command delete) {
+      deleted.add(object.getId());
+    }
+  }
+
+  final Codec codec = new Codec(Eyrie.registry().register(100, Counter.class).register(101, Add.class)
+      .register(102, Widen.class));
+
+  PartitionServer server(GroupId g) {
+    return new PartitionServer(new CounterServer(), g, CLUSTER, codec);
+  }
+
+  FakeExecutionContext ctx(GroupId at, Object payload, GroupId reply, GroupId... dests) {
+    return new FakeExecutionContext(codec, at, payload, reply, dests);
+  }
+
+  static ObjId id(long v) {
+    return ObjId.valueOf(v);
+  }
+
+  /** Creates an object at a partition, playing the oracle's part (Begun, then an OK verdict). */
+  void create(PartitionServer s, GroupId at, long id, long value) {
+    Msgs.CreateReq req = new Msgs.CreateReq(Command.create(id(id), value), at);
+    FakeExecutionContext c = ctx(at, req, at, ORACLE, at);
+    Execution e = s.deliver(c);
+    assertEquals(java.util.Set.of(ORACLE), e.awaited(), "a create waits for the oracle");
+    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(at))), c.sent(),
+        "the partition tells the oracle it has begun the create (execution atomicity)");
+    c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, at));
+    assertEquals(Msgs.OK, ((CoreReply) s.resume(c).replyValue()).status());
+  }
+
+  @Test
+  void accessExecutesLocallyAndRetriesWhenAnObjectIsElsewhere() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    Execution e = s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(1))), P0, P0));
+    assertEquals(15L, ((CoreReply) e.replyValue()).value());
+    Execution miss = s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(1), id(2))), P0, P0));
+    assertEquals(Msgs.RETRY, ((CoreReply) miss.replyValue()).status(), "object 2 is not here: the proxy must retry");
+    assertEquals(15L, ((Counter) s.object(id(1))).value, "the retried command changed nothing");
+  }
+
+  @Test
+  void applicationRetryCarriesTheExtraObjects() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 0);
+    CoreReply r = (CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Widen(7), id(1))), P0, P0))
+        .replyValue();
+    assertEquals(Msgs.RETRY, r.status());
+    assertArrayEquals(new ObjId[] {id(7)}, r.extra());
+  }
+
+  @Test
+  void moveShipsTheValuesAndTheDestinationInstallsThem() {
+    PartitionServer src = server(P0);
+    PartitionServer dst = server(P1);
+    create(src, P0, 1, 10);
+    Msgs.MoveReq m = new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1);
+    FakeExecutionContext atSrc = ctx(P0, m, P1, ORACLE, P0, P1);
+    assertEquals(Msgs.OK, ((CoreReply) src.deliver(atSrc).replyValue()).status());
+    assertFalse(src.localIds().contains(id(1)), "the source gave the object up");
+    FakeExecutionContext atDst = ctx(P1, m, P1, ORACLE, P0, P1);
+    assertEquals(java.util.Set.of(P0), dst.deliver(atDst).awaited(), "the destination waits for the values");
+    atSrc.forwardTo(atDst);
+    assertEquals(Msgs.OK, ((CoreReply) dst.resume(atDst).replyValue()).status());
+    assertEquals(10L, ((Counter) dst.object(id(1))).value);
+  }
+
+  @Test
+  void ssmrCommandSeesRemoteCopiesAndWritesOnlyItsOwnObjects() {
+    PartitionServer a = server(P0);
+    PartitionServer b = server(P1);
+    create(a, P0, 1, 10);
+    create(b, P1, 2, 20);
+    Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(2)));
+    FakeExecutionContext ca = ctx(P0, req, P0, P0, P1);
+    FakeExecutionContext cb = ctx(P1, req, P0, P0, P1);
+    assertTrue(a.deliver(ca).isAwait());
+    assertTrue(b.deliver(cb).isAwait());
+    ca.forwardTo(cb);
+    cb.forwardTo(ca);
+    assertEquals(31L, ((CoreReply) a.resume(ca).replyValue()).value(), "11 + 20");
+    assertEquals(31L, ((CoreReply) b.resume(cb).replyValue()).value(), "both partitions compute the same reply");
+    assertEquals(11L, ((Counter) a.object(id(1))).value, "P0 owns the target: the write sticks");
+    assertEquals(20L, ((Counter) b.object(id(2))).value, "P1's object is untouched");
+    assertNull(b.object(id(1)), "the copy of a remote object is not kept");
+  }
+
+  @Test
+  void createAndDeleteFollowTheOraclesVerdict() {
+    PartitionServer s = server(P0);
+    Msgs.CreateReq req = new Msgs.CreateReq(Command.create(id(3), 1L), P0);
+    FakeExecutionContext c = ctx(P0, req, P0, ORACLE, P0);
+    s.deliver(c);
+    c.receive(ORACLE, new Msgs.Verdict(Msgs.NOK, P1));
+    assertEquals(Msgs.EXISTS, ((CoreReply) s.resume(c).replyValue()).status(), "the oracle knows it elsewhere");
+    assertNull(s.object(id(3)));
+
+    create(s, P0, 3, 1);
+    Msgs.DeleteReq del = new Msgs.DeleteReq(Command.delete(id(3), null), P0);
+    FakeExecutionContext d = ctx(P0, del, P0, ORACLE, P0);
+    assertTrue(s.deliver(d).isAwait());
+    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P0))), d.sent());
+    d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
+    assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status());
+    assertNull(s.object(id(3)));
+    assertEquals(List.of(id(3)), ((CounterServer) s.app()).deleted, "the delete hook saw the object");
+
+    FakeExecutionContext again = ctx(P0, del, P0, ORACLE, P0);
+    s.deliver(again);
+    again.receive(ORACLE, new Msgs.Verdict(Msgs.NOK, null));
+    CoreReply r = (CoreReply) s.resume(again).replyValue();
+    assertEquals(Msgs.NOT_FOUND, r.status(), "deleting an absent object says so");
+    assertArrayEquals(new ObjId[] {id(3)}, r.extra(), "and names it");
+  }
+
+  @Test
+  void anUnencodableNewObjectIsRefused() {
+    PartitionServer s = server(P0);
+    FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(4), -1L), P0), P0, ORACLE, P0);
+    s.deliver(c);
+    c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
+    assertEquals(Msgs.REFUSED, ((CoreReply) s.resume(c).replyValue()).status());
+    assertNull(s.object(id(4)), "an object that could never be moved or snapshotted is not kept");
+  }
+
+  @Test
+  void aMalformedMessageIsAnErrorAtEveryDestination() {
+    PartitionServer s = server(P0);
+    Execution e = s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P0), P0, ORACLE, P0));
+    assertTrue(e.isError(), "a move from a partition to itself would drop the objects");
+  }
+
+  @Test
+  void snapshotRestoresObjectsAndCounters() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    byte[] snap = s.snapshot();
+    PartitionServer t = server(P0);
+    t.restore(snap);
+    assertEquals(List.of(id(1), id(2)), List.copyOf(t.localIds()));
+    assertEquals(20L, ((Counter) t.object(id(2))).value);
+    assertArrayEquals(snap, t.snapshot(), "the restored replica snapshots identically");
+    t.restore(new byte[0]);
+    assertTrue(t.localIds().isEmpty());
+    TreeMap<ObjId, PRObject> none = new TreeMap<>();
+    assertEquals(none.keySet(), t.localIds());
+  }
+}

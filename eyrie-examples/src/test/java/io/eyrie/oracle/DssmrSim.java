@@ -1,0 +1,191 @@
+package io.eyrie.oracle;
+
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.core.Command;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.examples.bank.BankServer;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.GroupState;
+import io.eyrie.multicast.internal.GroupStateSnapshot;
+import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Start;
+import io.eyrie.multicast.internal.Wire.StartBatch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A deterministic DS-SMR cluster for replaying schedules: the real {@link GroupState}s of the
+ * oracle and the partitions, with the real {@link OracleStateMachine} and a {@link BankServer}
+ * in each partition, and group channels that the test ships by hand (or holds). No threads, no
+ * time, no Ratis: a group's log is the sequence of entries the test applies to it.
+ *
+ * <p>A client's multicast is a Start applied to each destination when the test says so (a real
+ * client submits it to every destination, in no particular order); a consult is the oracle's
+ * read-only query on its applied state, as Ratis's linearizable read answers it.
+ */
+final class DssmrSim {
+  static final GroupId ORACLE = GroupId.valueOf("oracle");
+  static final long CLIENT = 7;
+
+  final ClusterConfig cluster;
+  final Codec codec;
+  final DelivererFactory factory;
+  final TreeMap<GroupId, GroupState> groups = new TreeMap<>();
+  /** Per channel "from>to": the next sequence number to ship. */
+  private final Map<String, Long> sent = new HashMap<>();
+  private final Set<String> held = new HashSet<>();
+  /** Replies emitted by each message's reply group, in order. */
+  final Map<MsgId, Msgs.CoreReply> replies = new HashMap<>();
+  final Map<MsgId, String> errors = new HashMap<>();
+  private long seq;
+  private long time = 1;
+
+  DssmrSim(int partitions) {
+    this(partitions, BankServer::new, BankServer.registry());
+  }
+
+  DssmrSim(int partitions, java.util.function.Supplier<? extends io.eyrie.core.StateMachine> server,
+      io.eyrie.multicast.CodecRegistry registry) {
+    codec = new Codec(registry);
+    factory = Eyrie.deliverers(server, OracleStateMachine::new);
+    ClusterConfig.Builder b = ClusterConfig.newBuilder().node(1, "127.0.0.1", 1, 2);
+    b.group(ORACLE, ClusterConfig.Kind.ORACLE, List.of(1));
+    for (int i = 0; i < partitions; i++) {
+      b.group(GroupId.valueOf("p" + i), ClusterConfig.Kind.PARTITION, List.of(1));
+    }
+    cluster = b.build();
+    for (GroupId g : cluster.groupIds()) {
+      groups.put(g, fresh(g));
+    }
+  }
+
+  static GroupId p(int i) {
+    return GroupId.valueOf("p" + i);
+  }
+
+  private GroupState fresh(GroupId g) {
+    GroupState s = new GroupState(g, cluster.groupIds(), factory.create(g, cluster, codec), codec, 1L << 40);
+    s.setListener(new GroupState.Listener() {
+      @Override
+      public void reply(MsgId id, GroupState.Reply r) {
+        if (r.status() == GroupState.OK) {
+          replies.put(id, (Msgs.CoreReply) codec.decode(r.body()));
+        } else {
+          errors.put(id, r.status() + ": " + r.error());
+        }
+      }
+
+      @Override
+      public void outboxChanged(GroupId to) {}
+    });
+    return s;
+  }
+
+  /** A new message: its id, destinations, reply group and payload; not yet applied anywhere. */
+  record Msg(MsgId id, Start start) {}
+
+  Msg msg(Object payload, GroupId reply, GroupId... dests) {
+    TreeSet<GroupId> d = new TreeSet<>(List.of(dests));
+    MsgId id = MsgId.valueOf(CLIENT, seq++, 0);
+    return new Msg(id, new Start(id, d.toArray(new GroupId[0]), reply, codec.encode(payload), 0));
+  }
+
+  /** Applies a message's Start to some of its destinations (the client's submission reaching them). */
+  void submit(Msg m, GroupId... at) {
+    for (GroupId g : at) {
+      groups.get(g).apply(new StartBatch(time++, new Start[] {m.start()}));
+    }
+  }
+
+  /** Applies a message's Start at all its destinations. */
+  Msg submitAll(Msg m) {
+    submit(m, m.start().dests());
+    return m;
+  }
+
+  void hold(GroupId from, GroupId to) {
+    held.add(from + ">" + to);
+  }
+
+  void release(GroupId from, GroupId to) {
+    held.remove(from + ">" + to);
+  }
+
+  /**
+   * Ships one batch on a channel if it is not held: the outbox from the last shipped position,
+   * with the sender's acknowledgement. Returns true if items were delivered.
+   */
+  boolean ship(GroupId from, GroupId to) {
+    String key = from + ">" + to;
+    if (held.contains(key)) {
+      return false;
+    }
+    long[] pos = groups.get(from).channelPositions(to);
+    long start = Math.max(sent.getOrDefault(key, 0L), pos[0]);
+    List<Object> items = start < pos[1] ? groups.get(from).outboxRange(to, start, 1024) : List.of();
+    long ack = pos[2];
+    groups.get(to).apply(new ChannelBatch(from, start, items.toArray(), ack));
+    sent.put(key, start + items.size());
+    return !items.isEmpty();
+  }
+
+  /** Ships every channel that is not held until nothing moves. */
+  void settle() {
+    boolean moved = true;
+    while (moved) {
+      moved = false;
+      for (GroupId a : groups.keySet()) {
+        for (GroupId b : groups.keySet()) {
+          if (!a.equals(b)) {
+            moved |= ship(a, b);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Replaces a group's replica by one restored from its snapshot (a new leader after a crash):
+   * it resends its outboxes from the oldest unacknowledged item.
+   */
+  void failOver(GroupId g) {
+    Output out = new Output(1 << 16, -1);
+    GroupStateSnapshot.write(groups.get(g), out);
+    GroupState next = fresh(g);
+    GroupStateSnapshot.read(next, new Input(out.toBytes()));
+    groups.put(g, next);
+    sent.keySet().removeIf(k -> k.startsWith(g + ">"));
+  }
+
+  /** The oracle's answer to a consult, as a client's linearizable read would get it. */
+  Msgs.Prophecy consult(Command cmd) {
+    return (Msgs.Prophecy) groups.get(ORACLE).app().query(new Msgs.ConsultReq(cmd));
+  }
+
+  /** The oracle's map. */
+  TreeMap<io.eyrie.core.ObjId, GroupId> map() {
+    return ((Msgs.OracleMapReply) groups.get(ORACLE).app().query(new Msgs.StatsReq(true))).locations();
+  }
+
+  /** The objects a partition holds. */
+  List<Long> held(GroupId partition) {
+    long[] ids = ((Msgs.PartitionStatsReply) groups.get(partition).app().query(new Msgs.StatsReq(true))).objectIds();
+    List<Long> out = new ArrayList<>();
+    for (long id : ids) {
+      out.add(id);
+    }
+    return out;
+  }
+}

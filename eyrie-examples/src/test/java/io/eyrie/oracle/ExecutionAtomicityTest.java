@@ -1,0 +1,289 @@
+package io.eyrie.oracle;
+
+import static io.eyrie.oracle.DssmrSim.ORACLE;
+import static io.eyrie.oracle.DssmrSim.p;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.examples.bank.BankOps;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.oracle.DssmrSim.Msg;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Execution atomicity (docs/design.md): no destination finishes a multi-group command, and for
+ * the oracle that includes changing the map that consults read and sending a verdict, before
+ * every destination has started it. Each test replays a schedule from the protocol review on
+ * the deterministic cluster of {@link DssmrSim} and checks that the outcomes the clients see
+ * have a linearization. The first three fail on a build whose oracle decides a create or delete
+ * as soon as it delivers it.
+ */
+@Timeout(30)
+class ExecutionAtomicityTest {
+  private static final ObjId V = ObjId.valueOf(1);
+  private static final ObjId W = ObjId.valueOf(2);
+
+  /** Creates an account through the ordered path with every channel flowing. */
+  private static void create(DssmrSim sim, ObjId id, long balance, GroupId at) {
+    Msg m = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, balance), at), at, ORACLE, at));
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "create " + id);
+  }
+
+  /** Raises the oracle's Skeen clock well above the partitions' clocks, as its traffic does. */
+  private static void busyOracle(DssmrSim sim, GroupId elsewhere) {
+    for (int i = 0; i < 10; i++) {
+      create(sim, ObjId.valueOf(1_000 + i), 0, elsewhere);
+    }
+  }
+
+  private static Msg read(DssmrSim sim, ObjId id, GroupId at) {
+    return sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new BankOps.Read(), id)), at, at));
+  }
+
+  private static boolean readReturned(DssmrSim sim, Msg read, long balance) {
+    CoreReply r = sim.replies.get(read.id());
+    return r != null && r.status() == Msgs.OK && Arrays.equals((long[]) r.value(), new long[] {balance});
+  }
+
+  /**
+   * The review's F1 schedule, consult variant: the oracle->P1 channel is held (P1's leader was
+   * killed and the oracle's sender still tries the old one) while P1's new leader resends its
+   * proposal, so the oracle decides delete(v) first. Client X consults for v; client Y, invoked
+   * after X completed, reads v at P1 from its cache. If X learnt that v is gone, Y must not read
+   * v's old value.
+   */
+  @Test
+  void aConsultDoesNotSeeADeleteThatThePartitionHasNotStarted() {
+    DssmrSim sim = new DssmrSim(2);
+    create(sim, V, 5, p(0));
+    busyOracle(sim, p(1));
+    Msg del = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    sim.hold(ORACLE, p(0));
+    sim.failOver(p(0));
+    sim.settle();
+
+    Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
+    Msg y = read(sim, V, p(0));
+    sim.release(ORACLE, p(0));
+    sim.settle();
+
+    boolean xSawAbsent = x.status() == Msgs.NOK;
+    boolean ySawOld = readReturned(sim, y, 5);
+    assertFalse(xSawAbsent && ySawOld, "X saw v deleted, then Y (invoked after X) read v's old value");
+    assertEquals(Msgs.RETRY, x.status(), "the consult still names v's partition");
+    assertEquals(p(0), x.locations().get(V));
+    assertEquals(Msgs.OK, sim.replies.get(del.id()).status(), "the delete completes once the channel is back");
+    assertNull(sim.map().get(V));
+    assertFalse(sim.held(p(0)).contains(V.value()));
+  }
+
+  /**
+   * The F1 schedule, ordered-path variant: while P1 has not started delete(v), client X creates v
+   * in P2 (its consult saw v absent before). X must not complete before P1 has executed the
+   * delete, or a later read at P1 returns the old value while v also lives in P2.
+   */
+  @Test
+  void aCreateOrderedAfterADeleteWaitsUntilThePartitionStartedTheDelete() {
+    DssmrSim sim = new DssmrSim(2);
+    create(sim, V, 5, p(0));
+    busyOracle(sim, p(1));
+    Msg del = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    sim.hold(ORACLE, p(0));
+    sim.failOver(p(0));
+    sim.settle();
+
+    Msg x = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 77L), p(1)), p(1), ORACLE, p(1)));
+    sim.settle();
+    boolean xDoneBeforeY = sim.replies.containsKey(x.id());
+    Msg y = read(sim, V, p(0));
+    sim.release(ORACLE, p(0));
+    sim.settle();
+
+    assertFalse(xDoneBeforeY && readReturned(sim, y, 5),
+        "X re-created v after the delete and completed, then Y (invoked after X) read the old v");
+    assertEquals(Msgs.OK, sim.replies.get(del.id()).status());
+    assertEquals(Msgs.OK, sim.replies.get(x.id()).status());
+    assertEquals(p(1), sim.map().get(V));
+    assertFalse(sim.held(p(0)).contains(V.value()), "v lives in one partition only");
+    assertTrue(sim.held(p(1)).contains(V.value()));
+  }
+
+  /**
+   * The execution-atomicity review's CE1: a multi-partition S-SMR command z1 that bypasses the
+   * oracle is pending at P1 ahead of delete(v) and not yet known at P2. If the oracle exposed
+   * the delete before P1 started it, a consult (X) sees v gone, then a read of w at P2 (Y) is
+   * ordered before z1, which still reads v: a cycle z1 < delete < X < Y < z1.
+   */
+  @Test
+  void anSsmrCommandThatBypassesTheOracleIsNotOvertakenThroughAConsult() {
+    DssmrSim sim = new DssmrSim(3);
+    create(sim, V, 5, p(0));
+    create(sim, W, 0, p(1));
+    busyOracle(sim, p(2));
+    Msg z1 = sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)), p(0), p(0), p(1));
+    sim.submit(z1, p(0));
+    sim.hold(p(0), p(1));
+    Msg z2 = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    sim.settle();
+
+    Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
+    Msg y = read(sim, W, p(1));
+    sim.settle();
+    sim.submit(z1, p(1));
+    sim.release(p(0), p(1));
+    sim.settle();
+
+    CoreReply r1 = sim.replies.get(z1.id());
+    assertNotNull(r1, "z1 completes");
+    boolean z1ReadV = r1.status() == Msgs.OK && "ok".equals(r1.value());
+    assertFalse(x.status() == Msgs.NOK && readReturned(sim, y, 0) && z1ReadV,
+        "X saw v deleted, Y then read w before z1, yet z1 read v: no linearization");
+    assertEquals(Msgs.OK, sim.replies.get(z2.id()).status());
+  }
+
+  /**
+   * CE2 of the review, as a guard: a rule that lets the oracle send its create verdict at its
+   * head but change the map only later lets a completed create be followed by a consult that
+   * says "absent". Here P1's started-signal is held: the create may not complete before the
+   * oracle's map shows v.
+   */
+  @Test
+  void aCreateCompletesOnlyAfterTheOracleMapShowsIt() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 3L), p(0)), p(0), ORACLE, p(0)));
+    sim.ship(p(0), ORACLE);
+    sim.ship(ORACLE, p(0));
+    sim.hold(p(0), ORACLE);
+    sim.settle();
+    boolean done = sim.replies.containsKey(c.id());
+    Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
+    assertFalse(done && x.status() == Msgs.NOK, "the create completed but a consult finds v absent");
+    sim.release(p(0), ORACLE);
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    assertEquals(Msgs.RETRY, sim.consult(Command.access(new BankOps.Read(), V)).status());
+  }
+
+  /** CE2's delete half: a completed delete must not be followed by a consult that says "exists". */
+  @Test
+  void aDeleteCompletesOnlyAfterTheOracleMapDropsIt() {
+    DssmrSim sim = new DssmrSim(2);
+    create(sim, V, 5, p(0));
+    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    sim.ship(p(0), ORACLE);
+    sim.ship(ORACLE, p(0));
+    sim.hold(p(0), ORACLE);
+    sim.settle();
+    boolean done = sim.replies.containsKey(d.id());
+    Msgs.Prophecy x = sim.consult(Command.create(V, 1L));
+    assertFalse(done && x.status() == Msgs.NOK, "the delete completed but a consult for create(v) says it exists");
+    sim.release(p(0), ORACLE);
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
+    assertEquals(Msgs.RETRY, sim.consult(Command.create(V, 1L)).status(), "v may be created again");
+  }
+
+  /**
+   * F4: an S-SMR command sent to the partitions a stale cache names, not to all of them, must
+   * not answer a final "does not exist" for an object that lives in another partition.
+   */
+  @Test
+  void ssmrToSomePartitionsRetriesInsteadOfDenyingAnObjectElsewhere() {
+    DssmrSim sim = new DssmrSim(3);
+    create(sim, V, 5, p(2));
+    create(sim, W, 1, p(0));
+    Msg m = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), V, W)), p(0), p(0), p(1)));
+    sim.settle();
+    assertEquals(Msgs.RETRY, sim.replies.get(m.id()).status(), "v exists in p2");
+    Msg all = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), ObjId.valueOf(99), W)),
+        p(0), ORACLE, p(0), p(1), p(2)));
+    sim.settle();
+    assertEquals(Msgs.NOT_FOUND, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
+  }
+
+  /** An S-SMR create and delete (the fallback) go through the same started/verdict exchange. */
+  @Test
+  void ssmrCreateAndDeleteCompleteAndKeepTheMapAndPartitionsInStep() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg c = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    GroupId at = sim.map().get(V);
+    assertTrue(sim.held(at).contains(V.value()));
+    Msg again = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
+    Msg d = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
+    Msg d2 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
+    sim.settle();
+    assertEquals(Msgs.EXISTS, sim.replies.get(again.id()).status(), "exists already");
+    assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
+    assertEquals(Msgs.NOT_FOUND, sim.replies.get(d2.id()).status(), "gone already");
+    assertNull(sim.map().get(V));
+    assertEquals(List.of(), sim.held(at).stream().filter(id -> id == V.value()).toList());
+  }
+
+  // ------------------------------------------------------------- F5: malformed messages
+
+  private static void assertRefusedAndIdle(DssmrSim sim, Msg m) {
+    sim.settle();
+    assertTrue(sim.errors.containsKey(m.id()), "an error reply for " + m.start().payload().length + "-byte message");
+    sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " is not parked"));
+  }
+
+  @Test
+  void aMoveFromAPartitionToItselfIsRefusedAndLosesNothing() {
+    DssmrSim sim = new DssmrSim(2);
+    create(sim, V, 5, p(0));
+    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(0)), p(0), ORACLE, p(0)));
+    assertRefusedAndIdle(sim, m);
+    assertEquals(p(0), sim.map().get(V));
+    Msg r = read(sim, V, p(0));
+    sim.settle();
+    assertTrue(readReturned(sim, r, 5), "v is still there");
+  }
+
+  @Test
+  void aMoveWhoseSourceIsNotADestinationIsRefused() {
+    DssmrSim sim = new DssmrSim(3);
+    create(sim, V, 5, p(0));
+    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(2)), p(1), ORACLE, p(1), p(2)));
+    assertRefusedAndIdle(sim, m);
+    assertEquals(p(0), sim.map().get(V));
+    Msg r = read(sim, V, p(0));
+    sim.settle();
+    assertTrue(readReturned(sim, r, 5));
+  }
+
+  @Test
+  void aCreateOrDeleteNamingAPartitionThatIsNotADestinationIsRefused() {
+    DssmrSim sim = new DssmrSim(2);
+    create(sim, V, 5, p(0));
+    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(W, 1L), p(1)), p(0), ORACLE, p(0)));
+    assertRefusedAndIdle(sim, c);
+    assertNull(sim.map().get(W));
+    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(1)), p(0), ORACLE, p(0)));
+    assertRefusedAndIdle(sim, d);
+    assertEquals(p(0), sim.map().get(V));
+    assertTrue(sim.held(p(0)).contains(V.value()));
+  }
+
+  @Test
+  void anAccessToSeveralGroupsIsRefused() {
+    DssmrSim sim = new DssmrSim(2);
+    create(sim, V, 5, p(0));
+    Msg m = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new BankOps.Read(), V)), p(0), p(0), p(1)));
+    assertRefusedAndIdle(sim, m);
+    assertArrayEquals(new Object[] {p(0)}, new Object[] {sim.map().get(V)});
+  }
+}

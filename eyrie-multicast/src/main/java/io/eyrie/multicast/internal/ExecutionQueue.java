@@ -1,0 +1,355 @@
+package io.eyrie.multicast.internal;
+
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.GroupState.Reply;
+import io.eyrie.multicast.internal.Wire.Started;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Execution at one group: the delivered messages in delivery order, run one at a time by the
+ * application; the head may be parked until items from other destinations arrive. Owns the items
+ * buffered for messages that have not finished here, and the replies recorded here that wait for
+ * the other destinations' started-signals before they are released. Kept apart because this is
+ * where the application runs and where the order of execution is fixed: nothing here reorders.
+ */
+final class ExecutionQueue {
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutionQueue.class);
+
+  final GroupId self;
+  private final Deliverer app;
+  final Codec codec;
+  private final GroupState.Stats stats;
+  final Outboxes outboxes;
+  final ClientTable clients;
+  /** Releases a final reply (to the listener of the moment). */
+  private final BiConsumer<MsgId, Reply> release;
+
+  /** Delivered messages not yet fully executed; the head may be parked. */
+  final ArrayDeque<Msg> queue = new ArrayDeque<>();
+  final HashMap<MsgId, Msg> queued = new HashMap<>();
+  boolean headStarted;
+  TreeSet<GroupId> parkedOn;
+  /** Items received for messages that have not finished executing here. */
+  final HashMap<MsgId, Inbox> inboxes = new HashMap<>();
+  /** Replies recorded here but waiting for the other destinations' started-signals. */
+  final HashMap<MsgId, TreeSet<GroupId>> awaitingStarts = new HashMap<>();
+  /** Set by the head's context when it sends to the reply group (which then needs no Started). */
+  boolean sentToReplyGroup;
+
+  ExecutionQueue(GroupId self, Deliverer app, Codec codec, GroupState.Stats stats, Outboxes outboxes,
+      ClientTable clients, BiConsumer<MsgId, Reply> release) {
+    this.self = self;
+    this.app = app;
+    this.codec = codec;
+    this.stats = stats;
+    this.outboxes = outboxes;
+    this.clients = clients;
+    this.release = release;
+  }
+
+  /** The items received for one message, and which destinations were heard from. */
+  static final class Inbox {
+    final TreeSet<GroupId> heard = new TreeSet<>();
+    /** The encoded items, per sender (decoded when the application reads them). */
+    final TreeMap<GroupId, List<byte[]>> data = new TreeMap<>();
+  }
+
+  Msg queued(MsgId id) {
+    return queued.get(id);
+  }
+
+  boolean isQueued(MsgId id) {
+    return queued.containsKey(id);
+  }
+
+  boolean isAwaitingStarts(MsgId id) {
+    return awaitingStarts.containsKey(id);
+  }
+
+  /** True if {@code m} is the head and the application has already seen it. */
+  boolean isStarted(Msg m) {
+    return m == queue.peek() && headStarted;
+  }
+
+  int size() {
+    return queue.size();
+  }
+
+  /** Appends a delivered message (run by the next {@link #run}). */
+  void enqueue(Msg m) {
+    queue.add(m);
+    queued.put(m.start.id(), m);
+  }
+
+  /** Adds the clients of every message in progress here to {@code active}. */
+  void addActiveClients(Set<Long> active) {
+    for (MsgId id : queued.keySet()) {
+      active.add(id.client());
+    }
+    for (MsgId id : awaitingStarts.keySet()) {
+      active.add(id.client());
+    }
+    for (MsgId id : inboxes.keySet()) {
+      active.add(id.client());
+    }
+  }
+
+  /** Drops buffered items of a client below its new watermark, for messages not in progress. */
+  void dropInboxesBelow(long client, long watermark, Predicate<MsgId> pending) {
+    inboxes.keySet().removeIf(id -> id.client() == client && id.seq() < watermark
+        && !pending.test(id) && !queued.containsKey(id));
+  }
+
+  /** Runs the queue until it is empty or its head is parked. */
+  void run() {
+    while (!queue.isEmpty()) {
+      Msg m = queue.peek();
+      Execution ex;
+      ExecutionCtx ctx = new ExecutionCtx(this, m);
+      if (!headStarted) {
+        headStarted = true;
+        sentToReplyGroup = false;
+        ex = m.conflict ? Execution.error("message id " + m.start.id()
+            + " was reused with other content; it was not executed") : invoke(ctx, true);
+        if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
+          outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
+        }
+      } else if (parkedOn != null && satisfied(m.start.id(), parkedOn)) {
+        ex = invoke(ctx, false);
+      } else {
+        return;
+      }
+      if (ex.isAwait()) {
+        TreeSet<GroupId> on = new TreeSet<>(ex.awaited());
+        on.remove(self);
+        GroupId outside = null;
+        for (GroupId g : on) {
+          if (Arrays.binarySearch(m.start.dests(), g) < 0) {
+            outside = g;
+            break;
+          }
+        }
+        if (on.isEmpty()) {
+          ex = Execution.error("a message cannot wait for its own group");
+        } else if (outside != null) {
+          // Only destinations send items for a message: the wait could never end.
+          ex = Execution.error("a message cannot wait for group " + outside + ", which is not a destination");
+        } else {
+          parkedOn = on;
+          stats.parks++;
+          continue;
+        }
+      }
+      finish(m, ex);
+    }
+  }
+
+  /**
+   * Runs the application on a message. Whatever it throws becomes an error reply, Errors
+   * included (an AssertionError or a LinkageError is as deterministic as the application): an
+   * exception escaping apply would stop the Ratis server on every replica. A
+   * {@link VirtualMachineError} (out of memory, stack overflow) is rethrown instead: it depends on
+   * the replica, not on the log, so answering it could make replicas diverge. Decoding cannot
+   * overflow the stack ({@link Codec#MAX_DEPTH}); deliverers must not recurse without bound.
+   */
+  private Execution invoke(ExecutionCtx ctx, boolean first) {
+    try {
+      Execution ex = first ? app.deliver(ctx) : app.resume(ctx);
+      return ex == null ? Execution.done() : ex;
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
+      LOG.warn("{}: application failed on {}: {}", self, ctx.id(), e.toString());
+      return Execution.error("application error: " + e);
+    }
+  }
+
+  private boolean satisfied(MsgId id, Set<GroupId> from) {
+    Inbox in = inboxes.get(id);
+    if (in == null) {
+      return false;
+    }
+    for (GroupId g : from) {
+      List<byte[]> items = in.data.get(g);
+      if (items == null || items.isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void finish(Msg m, Execution ex) {
+    queue.poll();
+    MsgId id = m.start.id();
+    queued.remove(id);
+    headStarted = false;
+    parkedOn = null;
+    stats.executed++;
+    Inbox in = inboxes.remove(id);
+    if (!self.equals(m.start.replyGroup())) {
+      return;
+    }
+    Reply r;
+    if (ex.isError()) {
+      r = new Reply(GroupState.ERROR, null, ex.errorMessage());
+    } else {
+      byte[] body;
+      try {
+        body = codec.encode(ex.replyValue());
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable e) {
+        // Unregistered, nested too deep, or an application serializer failed (see invoke).
+        body = null;
+      }
+      r = body == null ? new Reply(GroupState.ERROR, null, "reply is not encodable: "
+          + ex.replyValue().getClass().getName()) : new Reply(GroupState.OK, body, null);
+    }
+    clients.touch(id.client()).replies.put(id, r);
+    TreeSet<GroupId> waiting = new TreeSet<>();
+    // A conflicting message ran nowhere it was marked, and other versions may have other
+    // destinations: no started-signal to wait for.
+    for (GroupId d : m.conflict ? new GroupId[0] : m.start.dests()) {
+      if (!d.equals(self) && (in == null || !in.heard.contains(d))) {
+        waiting.add(d);
+      }
+    }
+    if (waiting.isEmpty()) {
+      release.accept(id, r);
+    } else {
+      awaitingStarts.put(id, waiting);
+    }
+  }
+
+  /**
+   * Takes an item (a Data value, or a started-signal when {@code isData} is false) from another
+   * destination of a message.
+   *
+   * @param pendingHere whether the message is pending (not yet delivered) here
+   */
+  void receive(GroupId from, MsgId id, byte[] value, boolean isData, boolean pendingHere) {
+    TreeSet<GroupId> waiting = awaitingStarts.get(id);
+    if (waiting != null) {
+      waiting.remove(from);
+      if (waiting.isEmpty()) {
+        awaitingStarts.remove(id);
+        Reply r = clients.reply(id);
+        if (r != null) {
+          release.accept(id, r);
+        }
+      }
+      return;
+    }
+    // Another destination sends items for a message only once it has delivered it, which needed
+    // this group's proposal: the message is pending or queued here, or it finished here. An item
+    // for a message that is neither is late and is dropped (even if the client's record, which
+    // would tell that it finished, expired or was recreated since).
+    if (!pendingHere && !queued.containsKey(id)) {
+      return;
+    }
+    Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
+    in.heard.add(from);
+    if (isData) {
+      in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(value);
+    }
+    Msg head = queue.peek();
+    if (head != null && head.start.id().equals(id) && parkedOn != null) {
+      run();
+    }
+  }
+
+  void describeTo(StringBuilder b) {
+    Msg head = queue.peek();
+    if (head != null) {
+      Inbox in = inboxes.get(head.start.id());
+      b.append("  head ").append(head.start.id()).append(" dests=").append(Arrays.toString(head.start.dests()))
+          .append(" started=").append(headStarted).append(" parkedOn=").append(parkedOn)
+          .append(" heard=").append(in == null ? "[]" : in.heard).append(" data=")
+          .append(in == null ? "{}" : in.data.keySet()).append('\n');
+    }
+    int n = 0;
+    for (var e : awaitingStarts.entrySet()) {
+      if (n++ == 3) {
+        break;
+      }
+      b.append("  awaiting starts ").append(e.getKey()).append(" from ").append(e.getValue()).append('\n');
+    }
+  }
+
+  /** Writes the queue, the head's progress, the inboxes and the awaited started-signals. */
+  void writeTo(Output out) {
+    out.writeVarInt(queue.size(), true);
+    for (Msg m : queue) {
+      m.writeTo(out, codec);
+    }
+    out.writeBoolean(headStarted);
+    SnapshotIo.writeGroups(out, parkedOn);
+    out.writeVarInt(inboxes.size(), true);
+    for (MsgId id : new TreeSet<>(inboxes.keySet())) {
+      Inbox in = inboxes.get(id);
+      SnapshotIo.writeId(out, id);
+      SnapshotIo.writeGroups(out, in.heard);
+      out.writeVarInt(in.data.size(), true);
+      for (Map.Entry<GroupId, List<byte[]>> e : in.data.entrySet()) {
+        out.writeString(e.getKey().name());
+        out.writeVarInt(e.getValue().size(), true);
+        for (byte[] b : e.getValue()) {
+          SnapshotIo.writeBytes(out, b);
+        }
+      }
+    }
+    out.writeVarInt(awaitingStarts.size(), true);
+    for (MsgId id : new TreeSet<>(awaitingStarts.keySet())) {
+      SnapshotIo.writeId(out, id);
+      SnapshotIo.writeGroups(out, awaitingStarts.get(id));
+    }
+  }
+
+  void readFrom(Input in) {
+    int n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      enqueue(Msg.readFrom(in, codec));
+    }
+    headStarted = in.readBoolean();
+    parkedOn = SnapshotIo.readGroups(in);
+    n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      MsgId id = SnapshotIo.readId(in);
+      Inbox box = new Inbox();
+      box.heard.addAll(SnapshotIo.readGroups(in));
+      int k = in.readVarInt(true);
+      for (int j = 0; j < k; j++) {
+        GroupId g = GroupId.valueOf(in.readString());
+        int c = in.readVarInt(true);
+        List<byte[]> items = new ArrayList<>(c);
+        for (int x = 0; x < c; x++) {
+          items.add(SnapshotIo.readBytes(in));
+        }
+        box.data.put(g, items);
+      }
+      inboxes.put(id, box);
+    }
+    n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      awaitingStarts.put(SnapshotIo.readId(in), SnapshotIo.readGroups(in));
+    }
+  }
+}

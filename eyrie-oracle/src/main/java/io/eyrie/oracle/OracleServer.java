@@ -1,0 +1,250 @@
+package io.eyrie.oracle;
+
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.ConsultReq;
+import io.eyrie.core.protocol.Msgs.CreateReq;
+import io.eyrie.core.protocol.Msgs.DeleteReq;
+import io.eyrie.core.protocol.Msgs.MoveReq;
+import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.Msgs.SsmrReq;
+import io.eyrie.core.protocol.Msgs.Verdict;
+import io.eyrie.core.protocol.Validation;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.ExecutionContext;
+import io.eyrie.multicast.GroupId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The oracle's protocol (the paper's Algorithm 4) around an application's
+ * {@link OracleStateMachine}: the location map, consults answered with prophecies, the verdicts
+ * on creates and deletes (decided only once every partition destination has begun the command,
+ * for execution atomicity), moves followed, and the snapshot. The application's class only
+ * supplies the placement hooks, so it cannot change the protocol.
+ */
+final class OracleServer implements Deliverer {
+  private final OracleStateMachine app;
+  private final TreeMap<ObjId, GroupId> locations = new TreeMap<>();
+  private final TreeMap<GroupId, Long> load = new TreeMap<>();
+  private final GroupId self;
+  private final ClusterConfig cluster;
+  private final List<GroupId> partitions;
+  private final Codec codec;
+
+  OracleServer(OracleStateMachine app, GroupId self, ClusterConfig cluster, Codec codec) {
+    this.app = app;
+    this.self = self;
+    this.cluster = cluster;
+    this.partitions = cluster.partitions();
+    this.codec = codec;
+    for (GroupId p : partitions) {
+      load.putIfAbsent(p, 0L);
+    }
+  }
+
+  List<GroupId> partitions() {
+    return partitions;
+  }
+
+  TreeMap<GroupId, Long> load() {
+    return load;
+  }
+
+  GroupId locationOf(ObjId id) {
+    return locations.get(id);
+  }
+
+  @Override
+  public Object query(Object query) {
+    if (query instanceof ConsultReq c) {
+      return consult(c.cmd());
+    }
+    if (query instanceof Msgs.StatsReq) {
+      return new Msgs.OracleMapReply(new TreeMap<>(locations));
+    }
+    throw new IllegalArgumentException("the oracle answers no " + (query == null ? null : query.getClass().getSimpleName()));
+  }
+
+  private Prophecy consult(Command cmd) {
+    switch (cmd.kind()) {
+      case ACCESS -> {
+        TreeMap<ObjId, GroupId> where = new TreeMap<>();
+        for (ObjId id : app.extractObjects(cmd)) {
+          GroupId g = locations.get(id);
+          if (g == null) {
+            return Prophecy.nok(id);
+          }
+          where.put(id, g);
+        }
+        return new Prophecy(Msgs.RETRY, where, app.getTargetPartition(where));
+      }
+      case CREATE -> {
+        if (locations.containsKey(cmd.target())) {
+          return Prophecy.nok(cmd.target());
+        }
+        return new Prophecy(Msgs.RETRY, new TreeMap<>(), app.getObjectPlacement(cmd));
+      }
+      case DELETE -> {
+        GroupId g = locations.get(cmd.target());
+        if (g == null) {
+          return Prophecy.nok(cmd.target());
+        }
+        TreeMap<ObjId, GroupId> where = new TreeMap<>();
+        where.put(cmd.target(), g);
+        return new Prophecy(Msgs.RETRY, where, g);
+      }
+      default -> throw new IllegalArgumentException("unknown command kind " + cmd.kind());
+    }
+  }
+
+  @Override
+  public Execution deliver(ExecutionContext ctx) {
+    Object p = ctx.payload();
+    String invalid = Validation.check(p, ctx.dests(), cluster);
+    if (invalid != null) {
+      return Execution.error(invalid);
+    }
+    if (p instanceof MoveReq m) {
+      // A location is only a hint (a stale one costs a retry), so a move needs no wait here.
+      for (ObjId id : m.objs()) {
+        if (m.src().equals(locations.get(id))) {
+          place(id, m.dst());
+        }
+      }
+      return Execution.done();
+    } else if (p instanceof CreateReq c) {
+      return Execution.awaitFrom(List.of(c.partition()));
+    } else if (p instanceof DeleteReq d) {
+      return Execution.awaitFrom(List.of(d.partition()));
+    } else if (p instanceof SsmrReq s) {
+      if (s.cmd().kind() == Command.Kind.ACCESS) {
+        return Execution.done();
+      }
+      return Execution.awaitFrom(partitionsOf(ctx));
+    }
+    return Execution.error("the oracle cannot execute " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  /*
+   * Execution atomicity (docs/design.md): a create or delete changes the map that consults read,
+   * and its verdict lets the partitions finish it, so both happen only here, once every partition
+   * destination has reached the command at the head of its queue (its Begun item). Deciding at
+   * delivery instead let a consult see a delete that a partition would still order after a later
+   * read of the old value.
+   */
+  @Override
+  public Execution resume(ExecutionContext ctx) {
+    Object p = ctx.payload();
+    if (p instanceof CreateReq c) {
+      ObjId id = c.cmd().target();
+      int status = locations.containsKey(id) ? Msgs.NOK : Msgs.OK;
+      if (status == Msgs.OK) {
+        place(id, c.partition());
+        app.created(c.cmd(), c.partition());
+      }
+      ctx.send(c.partition(), new Verdict(status, c.partition()));
+      return Execution.done();
+    } else if (p instanceof DeleteReq d) {
+      ObjId id = d.cmd().target();
+      GroupId at = locations.get(id);
+      int status;
+      if (at == null) {
+        status = Msgs.NOK;
+      } else if (at.equals(d.partition())) {
+        place(id, null);
+        app.deleted(id);
+        status = Msgs.OK;
+      } else {
+        status = Msgs.RETRY;
+      }
+      ctx.send(d.partition(), new Verdict(status, at));
+      return Execution.done();
+    } else if (p instanceof SsmrReq s) {
+      Command cmd = s.cmd();
+      Verdict v;
+      GroupId at = locations.get(cmd.target());
+      if (cmd.kind() == Command.Kind.CREATE) {
+        if (at != null) {
+          v = new Verdict(Msgs.NOK, at);
+        } else {
+          at = app.getObjectPlacement(cmd);
+          place(cmd.target(), at);
+          app.created(cmd, at);
+          v = new Verdict(Msgs.OK, at);
+        }
+      } else {
+        if (at != null) {
+          place(cmd.target(), null);
+          app.deleted(cmd.target());
+        }
+        v = new Verdict(at != null ? Msgs.OK : Msgs.NOK, at);
+      }
+      for (GroupId g : partitionsOf(ctx)) {
+        ctx.send(g, v);
+      }
+      return Execution.done();
+    }
+    return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  private List<GroupId> partitionsOf(ExecutionContext ctx) {
+    List<GroupId> out = new ArrayList<>();
+    for (GroupId g : ctx.dests()) {
+      if (!g.equals(self)) {
+        out.add(g);
+      }
+    }
+    return out;
+  }
+
+  private void place(ObjId id, GroupId at) {
+    GroupId old = at == null ? locations.remove(id) : locations.put(id, at);
+    if (old != null) {
+      load.merge(old, -1L, Long::sum);
+    }
+    if (at != null) {
+      load.merge(at, 1L, Long::sum);
+    }
+  }
+
+  @Override
+  public byte[] snapshot() {
+    Output out = new Output(4096, -1);
+    out.writeVarInt(locations.size(), true);
+    for (Map.Entry<ObjId, GroupId> e : locations.entrySet()) {
+      out.writeLong(e.getKey().value());
+      out.writeString(e.getValue().name());
+    }
+    Object extra = app.extraState();
+    byte[] bytes = extra == null ? new byte[0] : codec.encode(extra);
+    out.writeVarInt(bytes.length, true);
+    out.writeBytes(bytes);
+    return out.toBytes();
+  }
+
+  @Override
+  public void restore(byte[] state) {
+    locations.clear();
+    load.replaceAll((g, n) -> 0L);
+    if (state.length == 0) {
+      app.restoreExtraState(null);
+      return;
+    }
+    Input in = new Input(state);
+    int n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      place(ObjId.valueOf(in.readLong()), GroupId.valueOf(in.readString()));
+    }
+    byte[] extra = in.readBytes(in.readVarInt(true));
+    app.restoreExtraState(extra.length == 0 ? null : codec.decode(extra));
+  }
+}
