@@ -341,7 +341,8 @@ public final class Node implements AutoCloseable {
    * in time elects a leader the ordinary way after {@link #close()}.
    *
    * @param timeout how long to wait for each attempt
-   * @return the groups whose leadership moved to another node
+   * @return the groups this node led and no longer leads (handed off, or stepped down when no
+   *     other member could take over)
    */
   public List<GroupId> handOffLeadership(java.time.Duration timeout) {
     List<GroupId> led = new java.util.ArrayList<>();

@@ -122,7 +122,11 @@ public final class NodeHttp implements AutoCloseable {
       String base = "ratis_" + clean(info.getMetricsComponentName());
       String label = "{registry=\"" + info.getPrefix().replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
       for (Map.Entry<String, Metric> e : impl.getDropWizardMetricRegistry().getMetrics().entrySet()) {
-        String name = base + "_" + clean(e.getKey());
+        // Ratis names a metric "ratis.<component>.<registry prefix>.<metric>": keep <metric>, so
+        // that the name is the same for every group and the group is in the label.
+        String key = e.getKey();
+        int at = key.indexOf(info.getPrefix() + ".");
+        String name = base + "_" + clean(at >= 0 ? key.substring(at + info.getPrefix().length() + 1) : key);
         Metric m = e.getValue();
         if (m instanceof Gauge<?> gauge) {
           Object v;

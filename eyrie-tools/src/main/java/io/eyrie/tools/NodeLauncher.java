@@ -90,7 +90,7 @@ public final class NodeLauncher {
       http.close();
     }
     List<GroupId> moved = node.handOffLeadership(HANDOFF_TIMEOUT);
-    LOG.info("node {} stopping: handed off {}", node.id(), moved);
+    LOG.info("node {} stopping: no longer leads {}", node.id(), moved);
     node.close();
   }
 }
