@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 import javax.imageio.ImageIO;
 import org.jfree.chart.JFreeChart;
@@ -78,24 +77,5 @@ public final class Chart {
     if (!ImageIO.write(img, "png", file.toFile())) {
       throw new IOException("no PNG writer available");
     }
-  }
-
-  /** Rounds a raw tick step up to 1, 2 or 5 times a power of ten. */
-  public static double niceStep(double raw) {
-    if (raw <= 0) {
-      return 1;
-    }
-    double p = Math.pow(10, Math.floor(Math.log10(raw)));
-    double f = raw / p;
-    double nice = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
-    return Math.max(nice * p, 1e-9);
-  }
-
-  /** Formats an axis label: integers with thousands separators, others with two decimals. */
-  public static String number(double v) {
-    if (Math.abs(v - Math.rint(v)) < 1e-9) {
-      return String.format(Locale.ROOT, "%,d", (long) Math.rint(v));
-    }
-    return String.format(Locale.ROOT, "%.2f", v);
   }
 }
