@@ -25,20 +25,24 @@
   "Workload name -> the fully qualified name of its constructor (fn [test] -> workload map)
   and the node service it needs."
   {"register" {:ctor 'eyrie.jepsen.workload.register/workload :service "register"}
+   "kv" {:ctor 'eyrie.jepsen.workload.kv/workload :service "kv"}
    "bank" {:ctor 'eyrie.jepsen.workload.bank/workload :service "bank"}
    "chirper" {:ctor 'eyrie.jepsen.workload.chirper/workload :service "chirper"}})
 
-(def faults #{:kill :pause :partition :move-storm})
+(def faults #{:kill :pause :partition :move-storm :asym :kill-partition-leader})
 
 ;; ---------------------------------------------------------------------------
 ;; Command line
 
 (def usage
-  "usage: bin/jepsen test --workload register|bank|chirper [--nemesis kill,pause,partition,move-storm|none]
+  "usage: bin/jepsen test --workload register|kv|bank|chirper
+                   [--nemesis kill,pause,partition,move-storm,asym,kill-partition-leader|none]
                    [--time-limit S] [--nodes 5] [--concurrency C] [--interval S] [--recovery S]
+                   [--key-count K] [--threads-per-key T] [--ops-per-key N] [--op-timeout-ms MS]
                    [--unsafe-reads] [--seed N] [--store DIR] [--db netns|embedded] [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
-       bin/jepsen check [--independent] [--time-limit S] history.edn")
+       bin/jepsen check [--independent] [--time-limit S] history.edn
+       bin/jepsen probe-f1 [--store DIR]                        (issue 13's F1 schedule, directed)")
 
 (def test-opts
   "The options `test` knows (valued and flags alike); any other is a usage error, so that a
@@ -90,24 +94,28 @@
                                  (str/join "," (map name (sort faults)))) {:usage true})))
         n (parse-long-opt opts :nodes 5)
         unsafe? (boolean (:unsafe-reads opts))]
-    {:name (or (:name opts)
-               (str wname (when unsafe? "-unsafe") "-" (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
-     :workload wname
-     :service (get-in workloads [wname :service])
-     :nemesis-faults nem
-     :time-limit (parse-long-opt opts :time-limit 60)
-     :nodes (mapv #(str "n" %) (range 1 (inc n)))
-     :concurrency (parse-long-opt opts :concurrency 10)
-     :interval (parse-long-opt opts :interval 10)
-     :recovery (parse-long-opt opts :recovery 10)
-     :unsafe-reads? unsafe?
-     :seed (parse-long-opt opts :seed (System/currentTimeMillis))
-     :store-root (str (get opts :store "store"))
-     :db-kind (keyword (get opts :db "netns"))
-     :key-count (parse-long-opt opts :key-count 50)
-     :op-timeout-ms (parse-long-opt opts :op-timeout-ms 5000)
-     :root (or (System/getProperty "eyrie.root") (.getCanonicalPath (io/file ".")))
-     :classpath (System/getProperty "java.class.path")}))
+    (cond->
+     {:name (or (:name opts)
+                (str wname (when unsafe? "-unsafe") "-" (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
+      :workload wname
+      :service (get-in workloads [wname :service])
+      :nemesis-faults nem
+      :time-limit (parse-long-opt opts :time-limit 60)
+      :nodes (mapv #(str "n" %) (range 1 (inc n)))
+      :concurrency (parse-long-opt opts :concurrency 10)
+      :interval (parse-long-opt opts :interval 10)
+      :recovery (parse-long-opt opts :recovery 10)
+      :unsafe-reads? unsafe?
+      :seed (parse-long-opt opts :seed (System/currentTimeMillis))
+      :store-root (str (get opts :store "store"))
+      :db-kind (keyword (get opts :db "netns"))
+      :key-count (parse-long-opt opts :key-count 50)
+      :op-timeout-ms (parse-long-opt opts :op-timeout-ms 5000)
+      :root (or (System/getProperty "eyrie.root") (.getCanonicalPath (io/file ".")))
+      :classpath (System/getProperty "java.class.path")}
+    ;; per-key workloads (register, kv); when absent, the workload's own default
+    (:threads-per-key opts) (assoc :threads-per-key (parse-long-opt opts :threads-per-key nil))
+    (:ops-per-key opts) (assoc :ops-per-key (parse-long-opt opts :ops-per-key nil)))))
 
 ;; ---------------------------------------------------------------------------
 ;; Store
@@ -263,7 +271,9 @@
 
 (def matrix
   "workload × nemesis runs of `test-all`, and the verdict each must have. The unsafe register
-  runs are the positive control: they must come out invalid."
+  runs are the positive control: they must come out invalid. The kv runs always last 120 s
+  (their own :time-limit): creates and deletes need time under faults to meet the schedules
+  that break execution atomicity."
   [{:workload "register" :nemesis "kill" :expect true}
    {:workload "register" :nemesis "pause" :expect true}
    {:workload "register" :nemesis "partition" :expect true}
@@ -271,6 +281,8 @@
    {:workload "register" :nemesis "move-storm" :expect true}
    {:workload "bank" :nemesis "kill,partition" :expect true}
    {:workload "bank" :nemesis "pause,move-storm" :expect true}
+   {:workload "kv" :nemesis "kill,partition" :time-limit 120 :expect true}
+   {:workload "kv" :nemesis "asym,kill-partition-leader" :time-limit 120 :expect true}
    {:workload "chirper" :nemesis "kill,partition" :expect true}
    {:workload "chirper" :nemesis "pause" :expect true}
    {:workload "register" :nemesis "partition,pause" :unsafe-reads true :expect false}])
@@ -311,6 +323,10 @@
                  (if (:help o) (do (println usage) 0) (:exit (run-test! (test-map o)))))
         "test-all" (let [o (parse-opts (rest args) test-all-opts)]
                      (if (:help o) (do (println usage) 0) (test-all! o)))
+        "probe-f1" (let [o (parse-opts (rest args) #{:store})]
+                     (if (:help o)
+                       (do (println usage) 0)
+                       ((resolve! 'eyrie.jepsen.probe/f1!) {:store-root (str (get o :store "store"))})))
         "check" (if (some #{"--help" "-h"} (rest args))
                   (do (println usage) 0)
                   (apply (resolve! 'eyrie.jepsen.check/run) [(rest args)]))

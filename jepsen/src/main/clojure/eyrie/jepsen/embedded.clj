@@ -4,7 +4,7 @@
   its checker end to end quickly (and by the default build's tests)."
   (:import (io.eyrie.core Eyrie)
            (io.eyrie.examples.bank BankServer)
-           (io.eyrie.jepsen.node JepsenNode JepsenNode$RegisterServer)
+           (io.eyrie.jepsen.node JepsenNode JepsenNode$KvServer JepsenNode$RegisterServer)
            (io.eyrie.multicast EmbeddedCluster NodeOptions)
            (io.eyrie.oracle OracleStateMachine)
            (java.time Duration)
@@ -13,12 +13,13 @@
 (defn- supplier [f] (reify Supplier (get [_] (f))))
 
 (defn start!
-  "Starts the cluster for the test's :service (register or bank) and waits for its leaders."
+  "Starts the cluster for the test's :service (register, kv or bank) and waits for its leaders."
   ^EmbeddedCluster [test]
   (let [app (case (:service test)
               "register" (supplier #(JepsenNode$RegisterServer.))
+              "kv" (supplier #(JepsenNode$KvServer.))
               "bank" (supplier #(BankServer.))
-              (throw (ex-info (str "--db embedded hosts register or bank, not " (:service test)) {:usage true})))
+              (throw (ex-info (str "--db embedded hosts register, kv or bank, not " (:service test)) {:usage true})))
         cluster (-> (EmbeddedCluster/newBuilder) (.nodes 3) (.partitions 2) (.oracle true)
                     (.options (-> (NodeOptions/newBuilder) (.registry (JepsenNode/registry)) (.build)))
                     (.deliverers (Eyrie/deliverers app (supplier #(OracleStateMachine.))))

@@ -8,6 +8,8 @@
   | pause | :one :leaders (SIGSTOP) | SIGCONT |
   | partition | :one :majority :majorities-ring :leaders (the leaders isolated together) | heals |
   | move-storm | kills the oracle's leader and sends a stream of commands that move objects | stops them, restarts the node |
+  | asym | :oracle->partition :partition->oracle: one direction between the oracle leader's node and one partition leader's node (another node) held in short bursts; :oracle->partition-after-kill: that partition's leader killed and the oracle leader's node's traffic to the partition's other nodes held | heals (restarts the killed node) |
+  | kill-partition-leader | :one: SIGKILLs one partition's leader, one that does not lead the oracle when possible | restarts it |
 
   `package` builds the nemesis and its generators for a set of faults."
   (:require [eyrie.jepsen.db :as db]
@@ -29,7 +31,22 @@
   {:kill [:one :majority :all :leaders]
    :pause [:one :leaders]
    :partition [:one :majority :majorities-ring :leaders]
-   :move-storm [:oracle-leader]})
+   :move-storm [:oracle-leader]
+   ;; DS-SMR's F1 schedule needs the oracle->partition direction held (the review's schedule:
+   ;; also with the partition's leader killed), so those modes come up 3 times in 4
+   :asym [:oracle->partition :oracle->partition-after-kill :oracle->partition-after-kill
+          :partition->oracle]
+   :kill-partition-leader [:one]})
+
+(def asym-hold-ms
+  "How long each burst of the asymmetric fault holds the direction: [min max), ms. Shorter
+  than the clients' op timeout (5 s), so that commands caught behind a hold still complete:
+  that is the schedule in which a destination that finished a command early shows."
+  [200 2000])
+
+(def asym-gap-ms
+  "The pause between two holds of the asymmetric fault: [min max), ms."
+  [300 1500])
 
 (defn- pick [^Random rng coll] (nth (vec coll) (.nextInt rng (count coll))))
 
@@ -96,6 +113,87 @@
     (.start)))
 
 ;; ---------------------------------------------------------------------------
+;; The asymmetric fault and partition-leader kills
+
+(defn- partition-leaders
+  "[[group node] ...] for the partitions that have a leader, sorted."
+  [leaders]
+  (vec (sort (filter (fn [[g n]] (and n (not= "oracle" g))) leaders))))
+
+(defn- members
+  "The nodes holding a replica of group g."
+  [test g]
+  (mapv #(str "n" %) (.members (.group (db/cluster-config test) (io.eyrie.multicast.GroupId/valueOf ^String g)))))
+
+(defn hold-targets
+  "The nodes whose traffic from the oracle leader's node `ol` a hold toward partition g (led
+  on `pl`) cuts: g's nodes but `ol`, less the oracle's followers other than `pl` when all of
+  them would be cut: the oracle must keep a quorum, or it could not run ahead of g at all."
+  [test g ol pl]
+  (let [held (vec (remove #{ol} (members test g)))
+        followers (set (remove #{ol} (members test "oracle")))]
+    (if (every? (set held) followers)
+      (vec (remove #(and (followers %) (not= pl %)) held))
+      held)))
+
+(defn- asym-pair
+  "{:from node :to [nodes] :partition g} for an asymmetric fault in `mode`, between the oracle
+  leader's node and the leader node of a random partition led elsewhere (nil when there is
+  none):
+  - :oracle->partition: holds what the oracle leader's node sends to the partition leader's;
+  - :partition->oracle: the other direction;
+  - :oracle->partition-after-kill: also kills the partition's leader (:kill), and holds what
+    the oracle leader's node sends to every other node of the partition, where its new leader
+    will be: the review's F1 schedule (the oracle decides and executes a delete the partition
+    has started but not decided, while the partition keeps ordering later commands)."
+  [test mode rng]
+  (let [leaders (db/leaders test)
+        ol (get leaders "oracle")
+        others (filterv (fn [[_ n]] (not= n ol)) (partition-leaders leaders))]
+    (when (and ol (seq others))
+      (let [[g pl] (pick rng others)]
+        (case mode
+          :partition->oracle {:from pl :to [ol] :partition g}
+          :oracle->partition-after-kill {:from ol :to (hold-targets test g ol pl)
+                                         :partition g :kill pl}
+          {:from ol :to [pl] :partition g})))))
+
+(defn- range-ms [^Random rng [lo hi]] (+ lo (.nextInt rng (int (- hi lo)))))
+
+(defn- start-asym!
+  "Holds the direction from -> to in bursts (`asym-hold-ms`, `asym-gap-ms`) until `running` is
+  false, counting the holds. Returns the thread."
+  [test {:keys [from to]} running holds seed]
+  (doto (Thread.
+          (fn []
+            (let [rng (Random. (long seed))
+                  ports [db/raft-port db/client-port]]
+              (try
+                (while @running
+                  (doseq [t to] (net/drop-one-way! test from t ports))
+                  (swap! holds inc)
+                  (Thread/sleep (long (range-ms rng asym-hold-ms)))
+                  (doseq [t to] (net/allow-one-way! test from t ports))
+                  (when @running (Thread/sleep (long (range-ms rng asym-gap-ms)))))
+                (catch InterruptedException _ nil)
+                (catch Exception e (util/log "asymmetric fault failed:" e))
+                (finally (doseq [t to] (net/allow-one-way! test from t ports))))))
+          "jepsen-asym")
+    (.setDaemon true)
+    (.start)))
+
+(defn- partition-leader-target
+  "The node to kill for :kill-partition-leader: the leader of a random partition, among those
+  not leading the oracle when there are any (the oracle then stays up to finish commands the
+  partition has not started); nil when no partition has a leader."
+  [test rng]
+  (let [leaders (db/leaders test)
+        ol (get leaders "oracle")
+        pls (partition-leaders leaders)
+        elsewhere (filterv (fn [[_ n]] (not= n ol)) pls)]
+    (when (seq pls) (pick rng (if (seq elsewhere) elsewhere pls)))))
+
+;; ---------------------------------------------------------------------------
 
 (defrecord ClusterNemesis [^Random rng state]
   Nemesis
@@ -141,10 +239,43 @@
                                (swap! state dissoc :storm)
                                (done {:restarted killed :moves-acknowledged @sent}))
                            (done :no-storm))
+        :start-asym (if (:asym @state)
+                      (done :already-running)
+                      (if-let [pair (asym-pair test mode rng)]
+                        (let [running (atom true)
+                              holds (atom 0)]
+                          (when-let [n (:kill pair)] (db/kill! test n))
+                          (swap! state assoc :asym (assoc pair :running running :holds holds
+                                                               :thread (start-asym! test pair running holds (.nextLong rng))))
+                          (done (assoc pair :mode mode)))
+                        (done {:mode mode :skipped "no partition led away from the oracle's leader"})))
+        :stop-asym (if-let [{:keys [running thread holds from to kill]} (:asym @state)]
+                     (do (reset! running false)
+                         (.interrupt ^Thread thread)
+                         (.join ^Thread thread 10000)
+                         (net/heal-one-way! test)
+                         (when kill (db/start! test kill))
+                         (swap! state dissoc :asym)
+                         (done (cond-> {:healed [from to] :holds @holds} kill (assoc :restarted kill))))
+                     (do (net/heal-one-way! test) (done :healed)))
+        :start-kill-partition-leader (if-let [[g n] (partition-leader-target test rng)]
+                                       (do (db/kill! test n)
+                                           (swap! state update :killed-pl (fnil conj #{}) n)
+                                           (done {:partition g :killed n}))
+                                       (done {:skipped "no partition leader"}))
+        :stop-kill-partition-leader (let [ns (sort (:killed-pl @state))]
+                                      (doseq [n ns] (db/start! test n))
+                                      (swap! state assoc :killed-pl #{})
+                                      (done {:restarted ns}))
         (done [:unknown-fault (:f op)]))))
 
   (teardown! [this test]
     (when-let [{:keys [running]} (:storm @state)] (reset! running false))
+    (when-let [{:keys [running ^Thread thread]} (:asym @state)]
+      (reset! running false)
+      (.interrupt thread)
+      (.join thread 10000))
+    (try (net/heal-one-way! test) (catch Exception e (util/log "one-way heal failed:" e)))
     (try (net/heal! test) (catch Exception e (util/log "heal failed:" e)))
     (doseq [n (:paused @state)] (db/resume! test n))
     (swap! state assoc :paused #{})))
@@ -168,7 +299,7 @@
 
 (defn package
   "{:nemesis n :generator g :final-generator g} for `faults` (a set of :kill :pause :partition
-  :move-storm), one fault starting every `interval` seconds on average and each lasting about
+  :move-storm :asym :kill-partition-leader), one fault starting every `interval` seconds on average and each lasting about
   `interval` seconds. The final generator stops every fault."
   [{:keys [faults interval rng]}]
   (let [^Random rng (or rng (Random.))
@@ -176,5 +307,6 @@
     {:nemesis (nemesis rng)
      :generator (when (seq faults)
                   (gen/mix (mapv #(fault-cycle % interval rng) faults) (.nextLong rng)))
-     :final-generator (vec (for [f [:partition :pause :move-storm :kill] :when (some #{f} faults)]
+     :final-generator (vec (for [f [:partition :asym :pause :move-storm :kill :kill-partition-leader]
+                                 :when (some #{f} faults)]
                              {:type :info :f (keyword (str "stop-" (name f)))}))}))

@@ -3,7 +3,8 @@
   into a bridge `eyr0` in the root namespace. Node i has address 10.77.0.i; the bridge (and so
   the harness and its clients, in the root namespace) has 10.77.0.254 and reaches every node.
   Partitions are iptables DROP rules on INPUT inside the nodes' namespaces, so they cut nodes
-  off from each other, never from the harness. Needs root; installs iptables (and iproute2,
+  off from each other, never from the harness. One-way drops (the asymmetric nemesis) are DROP
+  rules on OUTPUT in the sender's namespace, kept apart from partitions: each heals on its own. Needs root; installs iptables (and iproute2,
   procps) with apt-get when missing."
   (:require [clojure.set :as set]
             [clojure.string :as str]
@@ -111,6 +112,31 @@
   (doseq [[node enemies] grudge
           enemy enemies]
     (in-ns! node "iptables" "-A" "INPUT" "-s" (ip enemy) "-j" "DROP")))
+
+(defn- one-way-rule
+  "The iptables rule (after -A/-D OUTPUT) of a one-way drop from `from` to `to`'s `ports`."
+  [to ports]
+  ["-d" (ip to) "-p" "tcp" "-m" "multiport" "--dports" (str/join "," ports) "-j" "DROP"])
+
+(defn drop-one-way!
+  "Holds the messages `from` sends to `to`, not those `to` sends to `from`: an OUTPUT rule in
+  `from`'s namespace that drops the TCP packets `from` sends to `to`'s server `ports` (every
+  connection `from` opened to `to`). Dropping every packet from `from` to `to` would hold both
+  directions, since TCP needs acknowledgements: `to`'s connections to `from` would stall once
+  their window filled. Here those stay whole, so `to`'s requests reach `from` and are answered."
+  [_test from to ports]
+  (apply in-ns! from "iptables" "-A" "OUTPUT" (one-way-rule to ports)))
+
+(defn allow-one-way!
+  "Removes a `drop-one-way!` rule (no error when there is none)."
+  [_test from to ports]
+  (apply sh! {:may-fail true} "ip" "netns" "exec" (netns from) "iptables" "-D" "OUTPUT" (one-way-rule to ports)))
+
+(defn heal-one-way!
+  "Removes every one-way drop."
+  [test]
+  (doseq [node (:nodes test)]
+    (in-ns! node "iptables" "-F" "OUTPUT")))
 
 (defn complete-grudge
   "A grudge in which no component hears from any other: [#{a b} #{c d e}] -> {a #{c d e} ...}."

@@ -21,13 +21,14 @@
 
 (deftest help-and-bogus-options-start-nothing
   (doseq [args [["--help"] ["test" "--help"] ["test" "--workload" "bank" "--help"] ["test-all" "--help"]
-                ["check" "--help"]]]
+                ["check" "--help"] ["probe-f1" "--help"]]]
     (let [[code out _ started] (run args)]
       (testing (pr-str args)
         (is (= 0 code))
         (is (str/includes? out "usage: bin/jepsen test"))
         (is (empty? started)))))
-  (doseq [args [["test" "--bogus"] ["test" "--time-limt" "30"] ["test-all" "--workload" "bank"] ["nope"] []]]
+  (doseq [args [["test" "--bogus"] ["test" "--time-limt" "30"] ["test-all" "--workload" "bank"] ["probe-f1" "--bogus"]
+                ["nope"] []]]
     (let [[code _ err started] (run args)]
       (testing (pr-str args)
         (is (= 3 code))

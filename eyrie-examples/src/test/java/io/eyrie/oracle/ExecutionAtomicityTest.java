@@ -233,6 +233,57 @@ class ExecutionAtomicityTest {
     assertEquals(List.of(), sim.held(at).stream().filter(id -> id == V.value()).toList());
   }
 
+  /**
+   * The oracle does not hold up its other work while a create waits for its partition's Begun:
+   * a create of another object in another partition completes meanwhile.
+   */
+  @Test
+  void theOracleGoesOnWithOtherObjectsWhileACreateWaits() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg a = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 1L), p(0)), p(0), ORACLE, p(0)));
+    sim.ship(p(0), ORACLE); // p0's proposal only
+    sim.ship(ORACLE, p(0)); // p0 delivers a, sends Begun (held below)
+    sim.hold(p(0), ORACLE);
+    Msg b = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(W, 2L), p(1)), p(1), ORACLE, p(1)));
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(b.id()).status(), "b completes while a waits");
+    assertNull(sim.replies.get(a.id()));
+    assertNull(sim.map().get(V), "a is not visible yet");
+    sim.failOver(ORACLE); // the waiting create survives a new oracle leader (snapshot and restore)
+    sim.release(p(0), ORACLE);
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(a.id()).status());
+    assertEquals(p(0), sim.map().get(V));
+    assertEquals(0, sim.groups.get(ORACLE).queuedCount());
+  }
+
+  /**
+   * Commands on one object keep the oracle's delivery order: a move delivered while the object's
+   * create waits is applied after the create, so the map ends where the object is.
+   */
+  @Test
+  void aMoveOfAnObjectWhoseCreateWaitsIsAppliedAfterIt() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 4L), p(0)), p(0), ORACLE, p(0)));
+    sim.ship(p(0), ORACLE);
+    sim.ship(ORACLE, p(0));
+    sim.hold(p(0), ORACLE);
+    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(1)), p(1), ORACLE, p(1)));
+    sim.settle();
+    assertNull(sim.map().get(V), "nothing about v is visible while its create waits");
+    sim.failOver(ORACLE);
+    sim.release(p(0), ORACLE);
+    sim.settle();
+    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    assertEquals(Msgs.OK, sim.replies.get(m.id()).status());
+    assertEquals(Msgs.OK, sim.replies.get(d.id()).status(), "the delete found v where the move put it");
+    assertNull(sim.map().get(V));
+    assertFalse(sim.held(p(0)).contains(V.value()));
+    assertFalse(sim.held(p(1)).contains(V.value()));
+    sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " has nothing left"));
+  }
+
   // ------------------------------------------------------------- F5: malformed messages
 
   private static void assertRefusedAndIdle(DssmrSim sim, Msg m) {

@@ -11,7 +11,7 @@ import java.util.TreeSet;
  */
 public final class Execution {
 
-  enum Kind { REPLY, ERROR, DONE, AWAIT }
+  enum Kind { REPLY, ERROR, DONE, AWAIT, LATER }
 
   private static final Execution DONE = new Execution(Kind.DONE, null, null, Set.of());
 
@@ -65,6 +65,28 @@ public final class Execution {
     return new Execution(Kind.AWAIT, null, null, Collections.unmodifiableSet(new TreeSet<>(groups)));
   }
 
+  /**
+   * Lets the messages delivered after this one run now, and resumes this one later, out of
+   * queue order, once at least one item for it has arrived from each of the groups
+   * ({@link Deliverer#resume} is then called for it, between two other executions, on the
+   * thread that applies the log). Use it when the rest of the execution only needs to wait for
+   * another group, and what it will change is kept apart by the application until then (as the
+   * DS-SMR oracle does for the map entries of a create or delete). Until it completes, the
+   * message counts as in progress: its items are buffered and its reply, if this is the reply
+   * group, is sent when it completes. If {@code resume} answers {@code resumeLater} again (it
+   * waits for something of its own state, such as an earlier message's completion), it is
+   * resumed again when another item arrives for it or another message completes here.
+   *
+   * @param groups the groups to hear from; not empty
+   * @return the outcome
+   */
+  public static Execution resumeLater(Collection<GroupId> groups) {
+    if (groups.isEmpty()) {
+      throw new IllegalArgumentException("resumeLater needs at least one group");
+    }
+    return new Execution(Kind.LATER, null, null, Collections.unmodifiableSet(new TreeSet<>(groups)));
+  }
+
   Kind kind() {
     return kind;
   }
@@ -79,7 +101,7 @@ public final class Execution {
     return error;
   }
 
-  /** Returns the awaited groups (empty unless this is a wait). */
+  /** Returns the awaited groups (empty unless this is a wait or a later resume). */
   public Set<GroupId> awaited() {
     return awaited;
   }
@@ -87,6 +109,11 @@ public final class Execution {
   /** Returns true if the message is parked. */
   public boolean isAwait() {
     return kind == Kind.AWAIT;
+  }
+
+  /** Returns true if the message waits for items without holding up the messages after it. */
+  public boolean isResumeLater() {
+    return kind == Kind.LATER;
   }
 
   /** Returns true if this is an error. */
@@ -101,6 +128,7 @@ public final class Execution {
       case ERROR -> "error(" + error + ")";
       case DONE -> "done";
       case AWAIT -> "awaitFrom" + awaited;
+      case LATER -> "resumeLater" + awaited;
     };
   }
 }

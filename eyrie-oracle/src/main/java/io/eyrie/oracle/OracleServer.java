@@ -19,6 +19,8 @@ import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +29,30 @@ import java.util.TreeMap;
 /**
  * The oracle's protocol (the paper's Algorithm 4) around an application's
  * {@link OracleStateMachine}: the location map, consults answered with prophecies, the verdicts
- * on creates and deletes (decided only once every partition destination has begun the command,
- * for execution atomicity), moves followed, and the snapshot. The application's class only
+ * on creates and deletes, moves followed, and the snapshot. The application's class only
  * supplies the placement hooks, so it cannot change the protocol.
+ *
+ * <p>Execution atomicity (docs/design.md): a create or delete changes the map that consults
+ * read, and its verdict lets the partitions finish it, so both happen only once every partition
+ * destination has reached the command at the head of its queue (its Begun item). The command
+ * waits for that with {@link Execution#resumeLater}, so the oracle goes on with other commands
+ * meanwhile; what keeps the map right is that the changes to one object are applied in the
+ * oracle's delivery order: a create, delete or move of an object that has an earlier create or
+ * delete still waiting is queued behind it ({@link #chains}) and applied when its turn comes.
  */
 final class OracleServer implements Deliverer {
   private final OracleStateMachine app;
   private final TreeMap<ObjId, GroupId> locations = new TreeMap<>();
   private final TreeMap<GroupId, Long> load = new TreeMap<>();
+  /**
+   * Per object with a create or delete waiting for its partitions' Begun: the commands on it in
+   * delivery order, first the oldest waiting one (a message id), then creates, deletes (ids) and
+   * moves (their destination and source) delivered after it. Replicated and in the snapshot.
+   */
+  private final TreeMap<ObjId, ArrayDeque<Object>> chains = new TreeMap<>();
+
+  /** A move of one object queued behind a waiting create or delete of it. */
+  record QueuedMove(GroupId src, GroupId dst) {}
   private final GroupId self;
   private final ClusterConfig cluster;
   private final List<GroupId> partitions;
@@ -114,36 +132,59 @@ final class OracleServer implements Deliverer {
       return Execution.error(invalid);
     }
     if (p instanceof MoveReq m) {
-      // A location is only a hint (a stale one costs a retry), so a move needs no wait here.
+      // A location is only a hint (a stale one costs a retry), so a move needs no wait here;
+      // only an object with an earlier create or delete still waiting has to wait its turn.
       for (ObjId id : m.objs()) {
-        if (m.src().equals(locations.get(id))) {
-          place(id, m.dst());
+        ArrayDeque<Object> chain = chains.get(id);
+        if (chain != null) {
+          chain.add(new QueuedMove(m.src(), m.dst()));
+        } else {
+          move(id, m.src(), m.dst());
         }
       }
       return Execution.done();
-    } else if (p instanceof CreateReq c) {
-      return Execution.awaitFrom(List.of(c.partition()));
-    } else if (p instanceof DeleteReq d) {
-      return Execution.awaitFrom(List.of(d.partition()));
-    } else if (p instanceof SsmrReq s) {
-      if (s.cmd().kind() == Command.Kind.ACCESS) {
+    } else if (p instanceof CreateReq || p instanceof DeleteReq || p instanceof SsmrReq) {
+      Command cmd = p instanceof CreateReq c ? c.cmd() : p instanceof DeleteReq d ? d.cmd() : ((SsmrReq) p).cmd();
+      if (cmd.kind() == Command.Kind.ACCESS) {
         return Execution.done();
       }
-      return Execution.awaitFrom(partitionsOf(ctx));
+      chains.computeIfAbsent(cmd.target(), k -> new ArrayDeque<>()).add(ctx.id());
+      return Execution.resumeLater(partitionsOf(ctx));
     }
     return Execution.error("the oracle cannot execute " + (p == null ? null : p.getClass().getSimpleName()));
   }
 
   /*
-   * Execution atomicity (docs/design.md): a create or delete changes the map that consults read,
-   * and its verdict lets the partitions finish it, so both happen only here, once every partition
-   * destination has reached the command at the head of its queue (its Begun item). Deciding at
-   * delivery instead let a consult see a delete that a partition would still order after a later
-   * read of the old value.
+   * Runs once every partition destination has sent Begun, and again (see resumeLater) whenever
+   * another message completes while an earlier command on the same object is still waiting.
    */
   @Override
   public Execution resume(ExecutionContext ctx) {
     Object p = ctx.payload();
+    Command cmd = p instanceof CreateReq c ? c.cmd() : p instanceof DeleteReq d ? d.cmd()
+        : p instanceof SsmrReq s ? s.cmd() : null;
+    if (cmd == null) {
+      return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+    }
+    ObjId id = cmd.target();
+    ArrayDeque<Object> chain = chains.get(id);
+    if (chain == null || !ctx.id().equals(chain.peek())) {
+      return Execution.resumeLater(partitionsOf(ctx)); // an earlier command on the object goes first
+    }
+    decide(ctx, p);
+    chain.poll();
+    while (chain.peek() instanceof QueuedMove m) {
+      chain.poll();
+      move(id, m.src(), m.dst());
+    }
+    if (chain.isEmpty()) {
+      chains.remove(id);
+    }
+    return Execution.done();
+  }
+
+  /** Decides a create or delete on the map, applies it and sends the verdict. */
+  private void decide(ExecutionContext ctx, Object p) {
     if (p instanceof CreateReq c) {
       ObjId id = c.cmd().target();
       int status = locations.containsKey(id) ? Msgs.NOK : Msgs.OK;
@@ -152,7 +193,6 @@ final class OracleServer implements Deliverer {
         app.created(c.cmd(), c.partition());
       }
       ctx.send(c.partition(), new Verdict(status, c.partition()));
-      return Execution.done();
     } else if (p instanceof DeleteReq d) {
       ObjId id = d.cmd().target();
       GroupId at = locations.get(id);
@@ -167,9 +207,8 @@ final class OracleServer implements Deliverer {
         status = Msgs.RETRY;
       }
       ctx.send(d.partition(), new Verdict(status, at));
-      return Execution.done();
-    } else if (p instanceof SsmrReq s) {
-      Command cmd = s.cmd();
+    } else {
+      Command cmd = ((SsmrReq) p).cmd();
       Verdict v;
       GroupId at = locations.get(cmd.target());
       if (cmd.kind() == Command.Kind.CREATE) {
@@ -191,9 +230,13 @@ final class OracleServer implements Deliverer {
       for (GroupId g : partitionsOf(ctx)) {
         ctx.send(g, v);
       }
-      return Execution.done();
     }
-    return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  private void move(ObjId id, GroupId src, GroupId dst) {
+    if (src.equals(locations.get(id))) {
+      place(id, dst);
+    }
   }
 
   private List<GroupId> partitionsOf(ExecutionContext ctx) {
@@ -224,6 +267,24 @@ final class OracleServer implements Deliverer {
       out.writeLong(e.getKey().value());
       out.writeString(e.getValue().name());
     }
+    out.writeVarInt(chains.size(), true);
+    for (Map.Entry<ObjId, ArrayDeque<Object>> e : chains.entrySet()) {
+      out.writeLong(e.getKey().value());
+      out.writeVarInt(e.getValue().size(), true);
+      for (Object o : e.getValue()) {
+        if (o instanceof MsgId m) {
+          out.writeBoolean(true);
+          out.writeLong(m.client());
+          out.writeLong(m.seq());
+          out.writeVarInt(m.attempt(), true);
+        } else {
+          QueuedMove q = (QueuedMove) o;
+          out.writeBoolean(false);
+          out.writeString(q.src().name());
+          out.writeString(q.dst().name());
+        }
+      }
+    }
     Object extra = app.extraState();
     byte[] bytes = extra == null ? new byte[0] : codec.encode(extra);
     out.writeVarInt(bytes.length, true);
@@ -234,6 +295,7 @@ final class OracleServer implements Deliverer {
   @Override
   public void restore(byte[] state) {
     locations.clear();
+    chains.clear();
     load.replaceAll((g, n) -> 0L);
     if (state.length == 0) {
       app.restoreExtraState(null);
@@ -243,6 +305,16 @@ final class OracleServer implements Deliverer {
     int n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       place(ObjId.valueOf(in.readLong()), GroupId.valueOf(in.readString()));
+    }
+    int c = in.readVarInt(true);
+    for (int i = 0; i < c; i++) {
+      ArrayDeque<Object> chain = new ArrayDeque<>();
+      chains.put(ObjId.valueOf(in.readLong()), chain);
+      int k = in.readVarInt(true);
+      for (int j = 0; j < k; j++) {
+        chain.add(in.readBoolean() ? MsgId.valueOf(in.readLong(), in.readLong(), in.readVarInt(true))
+            : new QueuedMove(GroupId.valueOf(in.readString()), GroupId.valueOf(in.readString())));
+      }
     }
     byte[] extra = in.readBytes(in.readVarInt(true));
     app.restoreExtraState(extra.length == 0 ? null : codec.decode(extra));

@@ -51,6 +51,11 @@ final class ExecutionQueue {
   final HashMap<MsgId, Inbox> inboxes = new HashMap<>();
   /** Replies recorded here but waiting for the other destinations' started-signals. */
   final HashMap<MsgId, TreeSet<GroupId>> awaitingStarts = new HashMap<>();
+  /**
+   * Messages that left the queue with {@link Execution#resumeLater}, and the groups each waits
+   * for; they stay in {@link #queued} (in progress) until they complete.
+   */
+  final TreeMap<MsgId, Later> later = new TreeMap<>();
   /** Set by the head's context when it sends to the reply group (which then needs no Started). */
   boolean sentToReplyGroup;
 
@@ -72,6 +77,17 @@ final class ExecutionQueue {
     final TreeMap<GroupId, List<byte[]>> data = new TreeMap<>();
   }
 
+  /** A message resumed out of queue order once an item from each group has arrived. */
+  static final class Later {
+    final Msg m;
+    TreeSet<GroupId> on;
+
+    Later(Msg m, TreeSet<GroupId> on) {
+      this.m = m;
+      this.on = on;
+    }
+  }
+
   Msg queued(MsgId id) {
     return queued.get(id);
   }
@@ -89,8 +105,9 @@ final class ExecutionQueue {
     return m == queue.peek() && headStarted;
   }
 
+  /** The messages delivered here whose execution has not finished (queued or resuming later). */
   int size() {
-    return queue.size();
+    return queue.size() + later.size();
   }
 
   /** Appends a delivered message (run by the next {@link #run}). */
@@ -137,28 +154,91 @@ final class ExecutionQueue {
       } else {
         return;
       }
-      if (ex.isAwait()) {
-        TreeSet<GroupId> on = new TreeSet<>(ex.awaited());
-        on.remove(self);
-        GroupId outside = null;
-        for (GroupId g : on) {
-          if (Arrays.binarySearch(m.start.dests(), g) < 0) {
-            outside = g;
-            break;
-          }
-        }
-        if (on.isEmpty()) {
-          ex = Execution.error("a message cannot wait for its own group");
-        } else if (outside != null) {
-          // Only destinations send items for a message: the wait could never end.
-          ex = Execution.error("a message cannot wait for group " + outside + ", which is not a destination");
-        } else {
-          parkedOn = on;
+      if (ex.isAwait() || ex.isResumeLater()) {
+        String bad = checkWait(m, ex);
+        if (bad != null) {
+          ex = Execution.error(bad);
+        } else if (ex.isAwait()) {
+          parkedOn = waitSet(ex);
           stats.parks++;
+          continue;
+        } else {
+          queue.poll();
+          headStarted = false;
+          parkedOn = null;
+          later.put(m.start.id(), new Later(m, waitSet(ex)));
+          stats.parks++;
+          resumeIfReady(m.start.id());
           continue;
         }
       }
       finish(m, ex);
+    }
+  }
+
+  private TreeSet<GroupId> waitSet(Execution ex) {
+    TreeSet<GroupId> on = new TreeSet<>(ex.awaited());
+    on.remove(self);
+    return on;
+  }
+
+  /** Why a wait the application asked for could never end, or null. */
+  private String checkWait(Msg m, Execution ex) {
+    TreeSet<GroupId> on = waitSet(ex);
+    if (on.isEmpty()) {
+      return "a message cannot wait for its own group";
+    }
+    for (GroupId g : on) {
+      if (Arrays.binarySearch(m.start.dests(), g) < 0) {
+        // Only destinations send items for a message: the wait could never end.
+        return "a message cannot wait for group " + g + ", which is not a destination";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Resumes a message waiting with resumeLater if an item from each awaited group is here. If
+   * the application answers resumeLater again, the message waits until another item arrives for
+   * it or another message completes here (which may be what it waits for).
+   */
+  private void resumeIfReady(MsgId id) {
+    if (tryResume(id)) {
+      wakeLater();
+    }
+  }
+
+  /** Invokes a satisfied later message once; true if it completed. */
+  private boolean tryResume(MsgId id) {
+    Later l = later.get(id);
+    if (l == null || !satisfied(id, l.on)) {
+      return false;
+    }
+    Execution ex = invoke(new ExecutionCtx(this, l.m), false);
+    if (ex.isAwait() || ex.isResumeLater()) {
+      String bad = checkWait(l.m, ex);
+      if (bad == null) {
+        l.on = waitSet(ex);
+        return false;
+      }
+      ex = Execution.error(bad);
+    }
+    later.remove(id);
+    complete(l.m, ex);
+    return true;
+  }
+
+  /**
+   * After a completion, gives every later message whose items are all here another chance, in
+   * id order, until a pass completes none (each completion may unblock others).
+   */
+  private void wakeLater() {
+    boolean progress = true;
+    while (progress && !later.isEmpty()) {
+      progress = false;
+      for (MsgId id : new ArrayList<>(later.keySet())) {
+        progress |= tryResume(id);
+      }
     }
   }
 
@@ -198,10 +278,18 @@ final class ExecutionQueue {
 
   private void finish(Msg m, Execution ex) {
     queue.poll();
-    MsgId id = m.start.id();
-    queued.remove(id);
     headStarted = false;
     parkedOn = null;
+    complete(m, ex);
+    if (!later.isEmpty()) {
+      wakeLater();
+    }
+  }
+
+  /** Ends a message's execution here: drops its items and records (and maybe releases) its reply. */
+  private void complete(Msg m, Execution ex) {
+    MsgId id = m.start.id();
+    queued.remove(id);
     stats.executed++;
     Inbox in = inboxes.remove(id);
     if (!self.equals(m.start.replyGroup())) {
@@ -270,6 +358,10 @@ final class ExecutionQueue {
     if (isData) {
       in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(value);
     }
+    if (later.containsKey(id)) {
+      resumeIfReady(id);
+      return;
+    }
     Msg head = queue.peek();
     if (head != null && head.start.id().equals(id) && parkedOn != null) {
       run();
@@ -286,6 +378,13 @@ final class ExecutionQueue {
           .append(in == null ? "{}" : in.data.keySet()).append('\n');
     }
     int n = 0;
+    for (var e : later.entrySet()) {
+      if (n++ == 3) {
+        break;
+      }
+      b.append("  resumes later ").append(e.getKey()).append(" on ").append(e.getValue().on).append('\n');
+    }
+    n = 0;
     for (var e : awaitingStarts.entrySet()) {
       if (n++ == 3) {
         break;
@@ -302,6 +401,11 @@ final class ExecutionQueue {
     }
     out.writeBoolean(headStarted);
     SnapshotIo.writeGroups(out, parkedOn);
+    out.writeVarInt(later.size(), true);
+    for (Later l : later.values()) {
+      l.m.writeTo(out, codec);
+      SnapshotIo.writeGroups(out, l.on);
+    }
     out.writeVarInt(inboxes.size(), true);
     for (MsgId id : new TreeSet<>(inboxes.keySet())) {
       Inbox in = inboxes.get(id);
@@ -330,6 +434,12 @@ final class ExecutionQueue {
     }
     headStarted = in.readBoolean();
     parkedOn = SnapshotIo.readGroups(in);
+    n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      Msg m = Msg.readFrom(in, codec);
+      later.put(m.start.id(), new Later(m, SnapshotIo.readGroups(in)));
+      queued.put(m.start.id(), m);
+    }
     n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       MsgId id = SnapshotIo.readId(in);

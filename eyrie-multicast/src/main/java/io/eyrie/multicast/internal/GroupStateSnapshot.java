@@ -17,7 +17,7 @@ public final class GroupStateSnapshot {
    * table's section). 2 added the highest pending seqs (review F3), encoded Data items (F6) and
    * conflicting messages (F7). Older snapshots are refused.
    */
-  private static final int VERSION = 3;
+  private static final int VERSION = 4;
 
   private GroupStateSnapshot() {}
 

@@ -16,9 +16,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A node process for the Jepsen harness: hosts the {@code register} or {@code bank} service.
+ * A node process for the Jepsen harness: hosts the {@code register}, {@code kv} or {@code bank}
+ * service.
  *
- * <pre>java -cp ... io.eyrie.jepsen.node.JepsenNode --cluster FILE --id N --service register|bank --data DIR
+ * <pre>java -cp ... io.eyrie.jepsen.node.JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR
  *     [--unsafe-reads [PORT]]</pre>
  */
 public final class JepsenNode {
@@ -62,9 +63,25 @@ public final class JepsenNode {
   public record Keyed(long key, Object op) {}
 
   /**
+   * A key of the {@code kv} service: an object that exists between a DS-SMR create and a DS-SMR
+   * delete, holding a value. Unlike a {@link Register} it is never "empty": absence is the
+   * object not existing.
+   */
+  public static final class KvEntry extends PRObject {
+    long value;
+
+    private KvEntry() {}
+
+    KvEntry(ObjId id, long value) {
+      super(id);
+      this.value = value;
+    }
+  }
+
+  /**
    * The codec registrations shared by nodes and the harness client: the register service's
-   * (ids 200-209) and the example bank's ({@link BankServer}, ids 100-103), which the bank
-   * service hosts.
+   * (ids 200-209), the kv service's (210; it reuses the register's operations) and the example
+   * bank's ({@link BankServer}, ids 100-103), which the bank service hosts.
    */
   public static CodecRegistry registry() {
     return BankServer.register(Eyrie.registry())
@@ -74,7 +91,8 @@ public final class JepsenNode {
         .register(203, Cas.class)
         .register(204, WritePair.class)
         .register(208, TouchPair.class)
-        .register(209, Keyed.class);
+        .register(209, Keyed.class)
+        .register(210, KvEntry.class);
   }
 
   /**
@@ -154,6 +172,69 @@ public final class JepsenNode {
   }
 
   /**
+   * The {@code kv} service's partition server: keys are {@link KvEntry} objects that the harness
+   * creates and deletes with DS-SMR's own create and delete commands (so the oracle's map, the
+   * consults and the partitions' objects all take part), and reads and writes with the register's
+   * operations: {@code Read} (replies the Long value), {@code Write(v)} (replies "ok"),
+   * {@code Cas(expected, value)} (replies Boolean), and {@code Keyed(k, op)} for one of those on
+   * key k in a command that also names other keys (they are gathered into k's partition: a
+   * forced move, left unchanged). {@code TouchPair} gathers two keys without changing them.
+   *
+   * <p>What a client sees for an absent key is decided by the library, before this code runs: a
+   * create of an existing key answers nok, an access to an absent key answers nok ("no such
+   * object"), and a delete answers ok whether or not the key existed. This server never sees
+   * an absent key (DS-SMR executes a command only when all its objects are local); if it did,
+   * or got an operation it does not know, it replies an error string and changes nothing, so an
+   * applied entry never throws.
+   */
+  public static final class KvServer extends StateMachine {
+    /** The reply for an operation this server cannot apply. */
+    static final String ERROR = "error: ";
+
+    @Override
+    protected Object executeCommand(Command c) {
+      Object op = c.op();
+      ObjId target = c.target();
+      if (op instanceof Keyed k) {
+        target = ObjId.valueOf(k.key());
+        op = k.op();
+        if (!c.objects().contains(target)) {
+          return ERROR + "keyed operation on " + target + " outside the command's objects";
+        }
+      }
+      if (op instanceof TouchPair) {
+        return "ok";
+      }
+      if (!(getObject(target) instanceof KvEntry e)) {
+        return ERROR + "no key " + target;
+      }
+      if (op instanceof Read) {
+        return e.value;
+      }
+      if (op instanceof Write w) {
+        e.value = w.value();
+        return "ok";
+      }
+      if (op instanceof Cas cas) {
+        if (e.value == cas.expected()) {
+          e.value = cas.value();
+          return Boolean.TRUE;
+        }
+        return Boolean.FALSE;
+      }
+      return ERROR + "unknown kv operation " + op;
+    }
+
+    /** Creates a key with its initial value (the create's op, a Long; anything else gives 0). */
+    @Override
+    protected PRObject createObject(Command c) {
+      // Not refused: by now the oracle has placed the key here, and a refusal would leave the
+      // oracle's map naming a partition without the object. The harness always sends a Long.
+      return new KvEntry(c.target(), c.op() instanceof Long v ? v : 0L);
+    }
+  }
+
+  /**
    * The positive control's unsafe read path: the last value this node's replicas applied for each
    * register, served over HTTP ({@code GET /read?k=K} answers the value or {@code nil}) without
    * going through the ordered path. A replica that is partitioned away or paused answers stale
@@ -204,7 +285,7 @@ public final class JepsenNode {
   /**
    * Starts a node.
    *
-   * @param args {@code --cluster FILE --id N --service register|bank --data DIR}
+   * @param args {@code --cluster FILE --id N --service register|kv|bank --data DIR}
    * @throws Exception if the node cannot start
    */
   public static void main(String[] args) throws Exception {
@@ -221,7 +302,7 @@ public final class JepsenNode {
       System.exit(0);
     }
     if (!opts.containsKey("cluster") || !opts.containsKey("id")) {
-      System.err.println("usage: JepsenNode --cluster FILE --id N --service register|bank --data DIR");
+      System.err.println("usage: JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR");
       System.exit(2);
     }
     ClusterConfig cluster = ClusterConfig.load(Path.of(opts.get("cluster")));
@@ -238,6 +319,7 @@ public final class JepsenNode {
     UnsafeReads view = unsafe;
     java.util.function.Supplier<? extends StateMachine> app = switch (service) {
       case "register" -> () -> new RegisterServer(view);
+      case "kv" -> KvServer::new;
       case "bank" -> BankServer::new;
       default -> throw new IllegalArgumentException("unknown service " + service);
     };

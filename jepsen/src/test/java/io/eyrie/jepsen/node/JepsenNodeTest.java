@@ -2,9 +2,12 @@ package io.eyrie.jepsen.node;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
+import io.eyrie.core.Reply;
 import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.EmbeddedCluster;
@@ -43,6 +46,37 @@ class JepsenNodeTest {
           ObjId.valueOf(1), ObjId.valueOf(2)), false));
       assertEquals(7L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
       assertEquals(8L, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(2)), false));
+    }
+  }
+
+  @Test
+  @Timeout(180)
+  void kvCreateDeleteAndAccessAnswers() throws Exception {
+    try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
+        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+      ObjId k = ObjId.valueOf(1);
+      ObjId anchor = ObjId.valueOf(1_000_000);
+      assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
+      // an access to an absent key answers nok before reaching the service
+      assertFalse(cl.sendAccess(Command.access(new JepsenNode.Read(), k)).get(60, TimeUnit.SECONDS).isOk());
+      assertFalse(cl.sendAccess(Command.access(new JepsenNode.Write(1), k)).get(60, TimeUnit.SECONDS).isOk());
+      assertTrue(cl.sendCreate(Command.create(k, 5L)).get(60, TimeUnit.SECONDS).isOk());
+      assertFalse(cl.sendCreate(Command.create(k, 6L)).get(60, TimeUnit.SECONDS).isOk(), "a second create is refused");
+      assertEquals(5L, call(cl, Command.access(new JepsenNode.Read(), k), false));
+      assertEquals(Boolean.TRUE, call(cl, Command.access(new JepsenNode.Cas(5, 7), k), false));
+      assertEquals(Boolean.FALSE, call(cl, Command.access(new JepsenNode.Cas(5, 8), k), false));
+      assertEquals("ok", call(cl, Command.access(new JepsenNode.Keyed(1, new JepsenNode.Write(9)), k, anchor), false));
+      assertEquals(cl.cachedLocation(k), cl.cachedLocation(anchor));
+      assertEquals(9L, call(cl, Command.access(new JepsenNode.Keyed(1, new JepsenNode.Read()), k, anchor), false));
+      assertTrue(cl.sendDelete(Command.delete(k, null)).get(60, TimeUnit.SECONDS).isOk());
+      assertFalse(cl.sendAccess(Command.access(new JepsenNode.Read(), k)).get(60, TimeUnit.SECONDS).isOk());
+      // a delete of an absent key is refused, naming the key
+      Reply gone = cl.sendDelete(Command.delete(k, null)).get(60, TimeUnit.SECONDS);
+      assertEquals(Reply.Status.NOT_FOUND, gone.status());
+      assertEquals(k, gone.object());
+      assertTrue(cl.sendCreate(Command.create(k, 3L)).get(60, TimeUnit.SECONDS).isOk(), "re-created after the delete");
+      assertEquals(3L, call(cl, Command.access(new JepsenNode.Read(), k), false));
+      assertEquals(0L, call(cl, Command.access(new JepsenNode.Read(), anchor), false));
     }
   }
 

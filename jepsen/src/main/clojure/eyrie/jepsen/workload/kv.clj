@@ -1,0 +1,180 @@
+(ns eyrie.jepsen.workload.kv
+  "The kv workload: per-key create, delete, read, write and compare-and-set on the jepsen node's
+  kv service (`JepsenNode.KvServer`), in Jepsen's independent form: `create [k v]`,
+  `delete [k nil]`, `read [k nil]`, `write [k v]`, `cas [k [old new]]`. Keys are created and
+  deleted with DS-SMR's own create and delete commands, so the oracle's map, consults and the
+  partitions' objects all take part; every key starts absent. Some reads, writes and cas name a
+  :partner, one of a few anchor keys that exist for the whole test and are never checked (ids
+  from 1000000): the command then touches both keys, so the client proxy gathers them into one
+  partition first (a move).
+
+  How the library's answers become history ops (the library decides them before the service
+  runs; see `JepsenNode.KvServer`):
+  - create: ok -> :ok; nok (the key exists) -> :fail.
+  - delete: ok -> :ok; NOT_FOUND (the key was absent) -> :fail. The model needs the key to
+    exist for a delete to succeed (strict delete).
+  - read: ok -> :ok with the value; NOT_FOUND naming the key -> :ok with nil (the key was
+    absent); any other refusal (e.g. a missing partner) -> :fail (a read that did not happen
+    constrains nothing).
+  - write, cas: nok (absent) -> :fail; a cas that finds another value -> :fail :mismatch.
+  - a timeout (`--op-timeout-ms`) or any exception -> :info: it may take effect later or never.
+
+  Checker: per-key linearizability (`eyrie.jepsen.linearizability`, WGL) against
+  `eyrie.jepsen.models/kv-register`: a register that may be absent."
+  (:require [eyrie.jepsen.client :as client]
+            [eyrie.jepsen.generator :as gen]
+            [eyrie.jepsen.history :as h]
+            [eyrie.jepsen.linearizability :as lin]
+            [eyrie.jepsen.models :as models]
+            [eyrie.jepsen.util :as util]
+            [eyrie.jepsen.workload.register :as register])
+  (:import (io.eyrie.core Client Command ObjId Reply Reply$Status)
+           (io.eyrie.jepsen.node JepsenNode$Cas JepsenNode$Keyed JepsenNode$Read JepsenNode$Write)
+           (java.util Random)
+           (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)))
+
+(def anchor-base
+  "The first anchor key's id: anchors are never checked and never deleted."
+  1000000)
+
+(defn anchors
+  "The anchor keys of a test (`:anchor-count`, default 4)."
+  [test]
+  (mapv #(+ anchor-base %) (range (:anchor-count test 4))))
+
+(defn- oid ^ObjId [k] (ObjId/valueOf (long k)))
+
+(defn- wait!
+  "Waits up to the test's :op-timeout-ms for a reply; throws TimeoutException when it takes
+  longer."
+  ^Reply [^CompletableFuture f test]
+  (try (.get f (long (:op-timeout-ms test 5000)) TimeUnit/MILLISECONDS)
+       (catch ExecutionException e (throw (or (.getCause e) e)))))
+
+(defn- access
+  "The access command for op on key k, naming `partner` too when given."
+  ^Command [k op partner]
+  (if partner
+    (Command/access (JepsenNode$Keyed. (long k) op) ^"[Lio.eyrie.core.ObjId;" (into-array ObjId [(oid k) (oid partner)]))
+    (Command/access op ^"[Lio.eyrie.core.ObjId;" (into-array ObjId [(oid k)]))))
+
+(defn- not-found?
+  "Did Eyrie answer that key k does not exist?"
+  [^Reply r k]
+  (and (= Reply$Status/NOT_FOUND (.status r)) (= (oid k) (.object r))))
+
+(defn- service-error?
+  "Did the service answer its error string (it changed nothing)?"
+  [v]
+  (and (string? v) (.startsWith ^String v "error: ")))
+
+(defrecord KvClient [^Client proxy]
+  client/Client
+  (open! [_ test _node] (->KvClient (register/eyrie-client test)))
+
+  (setup! [_ test]
+    ;; Only the anchors exist before the run; checked keys start absent, like the model.
+    (util/log "creating" (count (anchors test)) "anchor keys")
+    (doseq [a (anchors test)]
+      (util/await-fn (str "anchor " a " created")
+                     (fn [] (let [^Reply r (try (.get (.sendCreate proxy (Command/create (oid a) (long 0)))
+                                                      10 TimeUnit/SECONDS)
+                                                (catch TimeoutException _ nil))]
+                              (and r (or (.isOk r) (re-find #"(?i)exist" (str (.reason r)))))))
+                     60)))
+
+  (invoke! [_ test op]
+    (let [[k v] (:value op)
+          partner (:partner op)]
+      (try
+        (case (:f op)
+          :create (let [r (wait! (.sendCreate proxy (Command/create (oid k) (long v))) test)]
+                    (if (.isOk r)
+                      (assoc op :type :ok)
+                      (assoc op :type :fail :error :exists)))
+          :delete (let [r (wait! (.sendDelete proxy (Command/delete (oid k) nil)) test)]
+                    (cond (.isOk r) (assoc op :type :ok)
+                          (not-found? r k) (assoc op :type :fail :error :absent)
+                          :else (assoc op :type :fail :error (.reason r))))
+          :read (let [r (wait! (.sendAccess proxy (access k (JepsenNode$Read.) partner)) test)]
+                  (cond (and (.isOk r) (service-error? (.value r))) (assoc op :type :fail :error (.value r))
+                        (.isOk r) (assoc op :type :ok :value [k (.value r)])
+                        (not-found? r k) (assoc op :type :ok :value [k nil] :absent true)
+                        :else (assoc op :type :fail :error :absent)))
+          :write (let [r (wait! (.sendAccess proxy (access k (JepsenNode$Write. (long v)) partner)) test)]
+                   (cond (not (.isOk r)) (assoc op :type :fail :error :absent)
+                         (service-error? (.value r)) (assoc op :type :fail :error (.value r))
+                         :else (assoc op :type :ok)))
+          :cas (let [[old new] v
+                     r (wait! (.sendAccess proxy (access k (JepsenNode$Cas. (long old) (long new)) partner)) test)]
+                 (cond (not (.isOk r)) (assoc op :type :fail :error :absent)
+                       (true? (.value r)) (assoc op :type :ok)
+                       (false? (.value r)) (assoc op :type :fail :error :mismatch)
+                       :else (assoc op :type :fail :error (.value r)))))
+        (catch TimeoutException _
+          (assoc op :type :info :error :timeout)))))
+
+  (teardown! [_ _])
+  (close! [_ _] (when proxy (.close proxy))))
+
+(defn- op-gen
+  "Ops on one key, delete-heavy: create 20%, delete 15%, read 40%, write 10%, cas 15% (by
+  default; `:kv-mix` overrides, a map f -> weight). Values are small so cas often matches; a
+  share of reads, writes and cas (`:move-share`, 0.2) names an anchor as partner (a move)."
+  [test ^Random rng]
+  (let [mix (:kv-mix test {:create 20 :delete 15 :read 40 :write 10 :cas 15})
+        fs (vec (sort (keys mix)))
+        total (reduce + (vals mix))
+        move-share (:move-share test 0.2)
+        as (anchors test)
+        value #(long (.nextInt rng 10))]
+    (fn []
+      (let [x (.nextInt rng (int total))
+            f (loop [[f & more] fs, acc 0]
+                (let [acc (+ acc (mix f))] (if (or (< x acc) (empty? more)) f (recur more acc))))
+            op (case f
+                 :create {:f :create :value (value)}
+                 :delete {:f :delete :value nil}
+                 :read {:f :read :value nil}
+                 :write {:f :write :value (value)}
+                 :cas {:f :cas :value [(value) (value)]})]
+        (if (and (#{:read :write :cas} f) (seq as) (< (.nextDouble rng) move-share))
+          (assoc op :partner (nth as (.nextInt rng (count as))))
+          op)))))
+
+(defn generator
+  "Independent per-key ops: client threads in groups of `:threads-per-key` (default 4), each
+  group on one key for `:ops-per-key` (default 100) ops, then the next key (cycling)."
+  [test]
+  (let [rng (Random. (long (:seed test 1)))
+        key-count (:key-count test 50)
+        per-key (:ops-per-key test 100)]
+    (gen/independent-concurrent-generator
+      (:threads-per-key test 4)
+      (clojure.core/cycle (range key-count))
+      (fn [_k] (gen/limit per-key (op-gen test rng))))))
+
+(defn final-generator
+  "After the faults heal: one read of every key."
+  [test]
+  (map (fn [k] {:f :read :value [k nil]}) (range (:key-count test 50))))
+
+(defn checker
+  "Per-key linearizability against a register that may be absent, plus counts."
+  [test history _opts]
+  (let [client-ops (filterv h/client-op? history)
+        result (lin/check-independent (models/kv-register {:strict-delete? true}) client-ops
+                                      {:time-limit-ms (:check-time-limit-ms test 30000)})]
+    (-> result
+        (update :results (fn [rs] (into (sorted-map)
+                                        (keep (fn [[k r]] (when (not= true (:valid? r)) [k r])))
+                                        rs)))
+        (assoc :keys-checked (count (:results result))))))
+
+(defn workload
+  "The kv workload for `test`."
+  [test]
+  {:client (->KvClient nil)
+   :generator (generator test)
+   :final-generator (final-generator test)
+   :checker checker})
