@@ -31,7 +31,7 @@
                           (recur (next more) (assoc opts :time-limit-ms
                                                     (long (* 1000 secs))))
                           {:error (str "--time-limit needs a number of seconds\n" usage)})
-        (cond (.startsWith ^String a "-") {:error (str "unknown option " a "\n" usage)}
+        (cond (.startsWith ^String a "-") {:error (str "unknown option " a " (--help shows the usage)")}
               (:file opts)                {:error (str "more than one FILE\n" usage)}
               :else                       (recur more (assoc opts :file a))))
       (if (:file opts) opts {:error usage}))))

@@ -44,19 +44,34 @@
        bin/jepsen check [--independent] [--time-limit S] history.edn
        bin/jepsen probe-f1 [--store DIR]                        (issue 13's F1 schedule, directed)")
 
+(def test-opts
+  "The options `test` knows (valued and flags alike); any other is a usage error, so that a
+  misspelt option never silently changes a run."
+  #{:workload :nemesis :time-limit :nodes :concurrency :interval :recovery :unsafe-reads :seed :store :db
+    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key})
+
+(def test-all-opts "The options `test-all` knows." #{:time-limit :store})
+
 (defn parse-opts
-  "Parses `--name value` options (flags without a value are true). Throws ex-info on bad input."
-  [args]
-  (loop [args args, m {}]
-    (if-let [a (first args)]
-      (do (when-not (str/starts-with? a "--")
-            (throw (ex-info (str "expected an option, got " a) {:usage true})))
-          (let [k (keyword (subs a 2))
-                v (second args)]
-            (if (and v (not (str/starts-with? v "--")))
-              (recur (nnext args) (assoc m k v))
-              (recur (next args) (assoc m k true)))))
-      m)))
+  "Parses `--name value` options (flags without a value are true); `--help` or `-h` gives
+  {:help true}. With a set of known option keywords, any other option is a usage error. Throws
+  ex-info on bad input."
+  ([args] (parse-opts args nil))
+  ([args known]
+   (loop [args args, m {}]
+     (if-let [a (first args)]
+       (cond
+         (#{"--help" "-h"} a) {:help true}
+         (not (str/starts-with? a "--")) (throw (ex-info (str "expected an option, got " a) {:usage true}))
+         :else
+         (let [k (keyword (subs a 2))
+               v (second args)]
+           (when (and known (not (known k)))
+             (throw (ex-info (str "unknown option " a) {:usage true})))
+           (if (and v (not (str/starts-with? v "--")))
+             (recur (nnext args) (assoc m k v))
+             (recur (next args) (assoc m k true)))))
+       m))))
 
 (defn- parse-long-opt [m k default]
   (if-let [v (get m k)]
@@ -292,19 +307,37 @@
                     (:valid? r) " | " (:expect r) " |")))
     (if (every? #(= (:valid? %) (:expect %)) rows) 0 1)))
 
+(defn run-cli
+  "Runs a command line; returns the exit code. A wrong command line is refused with one line on
+  stderr and exit 3 (this harness's usage/setup code: 2 already means an unknown verdict)
+  before anything starts; `--help` prints the usage and returns 0."
+  [args]
+  (let [usage-error (fn [msg]
+                      (binding [*out* *err*]
+                        (println (str "bin/jepsen: " msg " (bin/jepsen --help shows the usage)")))
+                      3)]
+    (try
+      (case (first args)
+        ("--help" "-h" "help") (do (println usage) 0)
+        "test" (let [o (parse-opts (rest args) test-opts)]
+                 (if (:help o) (do (println usage) 0) (:exit (run-test! (test-map o)))))
+        "test-all" (let [o (parse-opts (rest args) test-all-opts)]
+                     (if (:help o) (do (println usage) 0) (test-all! o)))
+        "probe-f1" (let [o (parse-opts (rest args) #{:store})]
+                     (if (:help o)
+                       (do (println usage) 0)
+                       ((resolve! 'eyrie.jepsen.probe/f1!) {:store-root (str (get o :store "store"))})))
+        "check" (if (some #{"--help" "-h"} (rest args))
+                  (do (println usage) 0)
+                  (apply (resolve! 'eyrie.jepsen.check/run) [(rest args)]))
+        (usage-error (if (first args) (str "unknown command " (first args)) "a command is needed")))
+      (catch clojure.lang.ExceptionInfo e
+        (if (:usage (ex-data e))
+          (usage-error (.getMessage e))
+          (do (util/log "error:" e) 3)))
+      (catch Throwable t (util/log "error:" t) 3))))
+
 (defn -main [& args]
-  (let [code (try
-               (case (first args)
-                 "test" (:exit (run-test! (test-map (parse-opts (rest args)))))
-                 "test-all" (test-all! (parse-opts (rest args)))
-                 "check" (apply (resolve! 'eyrie.jepsen.check/run) [(rest args)])
-                 "probe-f1" ((resolve! 'eyrie.jepsen.probe/f1!) (let [o (parse-opts (rest args))]
-                                                                  {:store-root (str (get o :store "store"))}))
-                 (do (println usage) 3))
-               (catch clojure.lang.ExceptionInfo e
-                 (if (:usage (ex-data e))
-                   (do (println (.getMessage e)) (println usage) 3)
-                   (do (util/log "error:" e) 3)))
-               (catch Throwable t (util/log "error:" t) 3))]
+  (let [code (run-cli args)]
     (shutdown-agents)
     (System/exit code)))

@@ -1,7 +1,6 @@
 package io.eyrie.chirper;
 
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
@@ -12,18 +11,9 @@ import java.util.List;
 /** Chirper's partition server: fan-out on write, materialized timelines, all deterministic. */
 public final class ChirperServer extends StateMachine {
 
-  /** Chirper's codec registrations (eyrie-core's included). */
+  /** Chirper's codec registrations (eyrie-core's included): those of {@link ChirperService}. */
   public static CodecRegistry registry() {
-    return Eyrie.registry()
-        .register(100, User.class)
-        .register(101, Post.class)
-        .register(102, Post[].class)
-        .register(103, Ops.NewUser.class)
-        .register(104, Ops.PostOp.class)
-        .register(105, Ops.Follow.class)
-        .register(106, Ops.Unfollow.class)
-        .register(107, Ops.GetTimeline.class)
-        .register(108, Ops.SeedUser.class);
+    return new ChirperService().get().registry();
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.eyrie.chirper;
 import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.tools.Args;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

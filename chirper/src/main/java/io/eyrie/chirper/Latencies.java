@@ -1,44 +1,82 @@
 package io.eyrie.chirper;
 
-import java.util.Arrays;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
- * Command latencies in microseconds, appended from the clients' I/O threads. Keeping every value
- * (8 bytes per command) gives exact percentiles for the whole run and for any contiguous range of
- * appends, which is how the per-second progress line gets its own. The benchmarks use it too.
+ * Command latencies, recorded from the clients' I/O threads into an HdrHistogram
+ * {@link Recorder} (no lock on the recording path, bounded memory, three significant digits).
+ * It answers percentiles for the whole run and for the interval since the previous interval
+ * query, which is how the per-second progress line gets its own. The benchmarks use it too.
  */
 public final class Latencies {
-  private long[] micros = new long[1 << 14];
-  private int size;
+  private final Recorder recorder = new Recorder(3);
+  private final Histogram total = new Histogram(3);
+  private final Histogram interval = new Histogram(3);
+  private Histogram swap;
 
-  /** Appends a latency given in nanoseconds. */
-  public synchronized void add(long nanos) {
-    if (size == micros.length) {
-      micros = Arrays.copyOf(micros, size * 2);
-    }
-    micros[size++] = nanos / 1000;
+  /** Records a latency given in nanoseconds (kept in microseconds). */
+  public void add(long nanos) {
+    recorder.recordValue(Math.max(0, nanos / 1000));
   }
 
-  /** Returns how many latencies were appended. */
-  public synchronized int size() {
-    return size;
+  /** Returns how many latencies were recorded. */
+  public synchronized long size() {
+    drain();
+    return total.getTotalCount();
   }
 
-  /** Returns the given quantiles, in milliseconds, of the values appended at index from..size-1. */
+  /**
+   * Returns quantiles, in milliseconds, of every latency recorded (NaN when there is none).
+   *
+   * @param qs quantiles between 0 and 1
+   * @return one value per quantile
+   */
+  public synchronized double[] quantilesMs(double... qs) {
+    drain();
+    return quantiles(total, qs);
+  }
+
+  /**
+   * Returns quantiles of the whole run, as {@link #quantilesMs(double...)}.
+   *
+   * @param from must be 0 (the whole run; kept for callers written against the former list of
+   *     samples, where it was the first sample's index)
+   * @param qs quantiles between 0 and 1
+   * @return one value per quantile
+   */
   public double[] quantilesMs(int from, double... qs) {
-    long[] copy;
-    synchronized (this) {
-      copy = Arrays.copyOfRange(micros, Math.min(from, size), size);
+    if (from != 0) {
+      throw new IllegalArgumentException("from must be 0; use intervalQuantilesMs for an interval");
     }
-    Arrays.sort(copy);
-    double[] out = new double[qs.length];
-    for (int i = 0; i < qs.length; i++) {
-      out[i] = copy.length == 0 ? Double.NaN : copy[index(qs[i], copy.length)] / 1000.0;
-    }
+    return quantilesMs(qs);
+  }
+
+  /**
+   * Returns quantiles, in milliseconds, of the latencies recorded since the previous call of this
+   * method (NaN when there is none), and starts a new interval.
+   *
+   * @param qs quantiles between 0 and 1
+   * @return one value per quantile
+   */
+  public synchronized double[] intervalQuantilesMs(double... qs) {
+    drain();
+    double[] out = quantiles(interval, qs);
+    interval.reset();
     return out;
   }
 
-  private static int index(double q, int n) {
-    return (int) Math.max(0, Math.min(n - 1, Math.ceil(q * n) - 1));
+  private void drain() {
+    swap = recorder.getIntervalHistogram(swap);
+    total.add(swap);
+    interval.add(swap);
+  }
+
+  private static double[] quantiles(Histogram h, double[] qs) {
+    double[] out = new double[qs.length];
+    for (int i = 0; i < qs.length; i++) {
+      out[i] = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(qs[i] * 100) / 1000.0;
+    }
+    return out;
   }
 }

@@ -1,6 +1,7 @@
 package io.eyrie.chirper;
 
 import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.tools.Args;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

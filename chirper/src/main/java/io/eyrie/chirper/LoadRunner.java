@@ -278,7 +278,6 @@ public final class LoadRunner {
     private ClientStats last;
     private long lastCompleted;
     private long lastFailed;
-    private int lastLatency;
     private final List<Sample> samples;
 
     Ticker(ClientStats start, List<Sample> samples) {
@@ -294,14 +293,12 @@ public final class LoadRunner {
       ClientStats d = Stats.minus(now, last);
       long done = completedInWindow.get();
       long failed = timeouts.get() + errors.get();
-      int lat = latencies.size();
-      double[] q = latencies.quantilesMs(lastLatency, 0.5, 0.99);
+      double[] q = latencies.intervalQuantilesMs(0.5, 0.99);
       Sample s = new Sample(samples.size() + 1, done - lastCompleted, d.moves(), d.retries(), d.fallbacks(),
           failed - lastFailed, d.directShare(), q[0], q[1]);
       last = now;
       lastCompleted = done;
       lastFailed = failed;
-      lastLatency = lat;
       samples.add(s);
       onSecond.accept(s);
     }

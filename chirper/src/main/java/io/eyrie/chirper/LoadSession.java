@@ -3,6 +3,7 @@ package io.eyrie.chirper;
 import io.eyrie.core.Client;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.ResendListener;
+import io.eyrie.tools.Args;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -85,7 +86,7 @@ final class LoadSession {
       throws Args.UsageException {
     int users = a.integer("users", defaultUsers, 2, 10_000_000);
     int communities = a.integer("communities", Math.min(users, 2 * Math.max(1, partitions)), 1, users);
-    return new Options(a.mode(Client.Mode.DSSMR), a.workload(Workload.MIX), users, a.integer("follows", defaultFollows, 0, 1000),
+    return new Options(mode(a, Client.Mode.DSSMR), workload(a, Workload.MIX), users, a.integer("follows", defaultFollows, 0, 1000),
         communities, a.integer("clients", 4, 1, 1024), a.integer("window", 16, 1, 100_000),
         a.duration("duration", defaultDuration, Duration.ofSeconds(1)), a.longValue("seed", 42),
         a.duration("timeout", Duration.ofSeconds(30), Duration.ofMillis(100)), !a.flag("no-setup"));
@@ -170,5 +171,24 @@ final class LoadSession {
     out.println();
     out.println("chart:       " + png);
     out.println("time series: " + csv);
+  }
+
+  /** Reads {@code --mode dssmr|ssmr}. */
+  static Client.Mode mode(Args a, Client.Mode def) throws Args.UsageException {
+    String v = a.choice("mode", null, "dssmr", "ds-smr", "ssmr", "s-smr");
+    return v == null ? def : v.startsWith("d") ? Client.Mode.DSSMR : Client.Mode.SSMR;
+  }
+
+  /** Reads {@code --workload timeline|post|follow|mix}. */
+  static Workload workload(Args a, Workload def) throws Args.UsageException {
+    String v = a.string("workload", null);
+    if (v == null) {
+      return def;
+    }
+    try {
+      return Workload.parse(v);
+    } catch (IllegalArgumentException e) {
+      throw new Args.UsageException(e.getMessage());
+    }
   }
 }

@@ -1,9 +1,8 @@
 package io.eyrie.chirper;
 
-import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.Node;
-import io.eyrie.multicast.NodeOptions;
+import io.eyrie.tools.Args;
+import io.eyrie.tools.NodeLauncher;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Set;
@@ -28,19 +27,24 @@ final class NodeCommand implements Subcommand {
   @Override
   public String usage() {
     return """
-        usage: chirper node --cluster FILE --id N [--storage DIR]
+        usage: chirper node --cluster FILE --id N [--data DIR] [--metrics-port P]
 
           --cluster FILE   the cluster file, e.g. conf/chirper-3.conf
           --id N           this node's id in the file
-          --storage DIR    where the node keeps its Raft logs and snapshots
-                           (default data/chirper-node-N); kept across restarts
+          --data DIR       where the node keeps its Raft logs and snapshots
+                           (default data/chirper-node-N); kept across restarts;
+                           --storage DIR is another name for it
+          --metrics-port P serve /metrics and /ready on this port (default: the
+                           node line's metrics=P in the cluster file; none if neither)
 
-        The node runs until it is killed (Ctrl-C, kill, kill -9 all fine: it recovers from DIR).""";
+        The node runs until it is stopped; on Ctrl-C or kill it first hands the leadership of
+        its groups to other nodes (kill -9 is fine too: it recovers from DIR). It is
+        `eyrie node --service io.eyrie.chirper.ChirperService`.""";
   }
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "id", "storage");
+    return Set.of("cluster", "id", "data", "metrics-port");
   }
 
   @Override
@@ -56,15 +60,9 @@ final class NodeCommand implements Subcommand {
     if (!cluster.nodes().containsKey(id)) {
       throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
     }
-    Path storage = Path.of(a.string("storage", "data/chirper-node-" + id)).toAbsolutePath().normalize();
-    Node node = Node.start(cluster, id, storage, Eyrie.deliverers(ChirperServer::new, ChirperOracle::new),
-        NodeOptions.newBuilder().registry(ChirperServer.registry()).build());
-    Runtime.getRuntime().addShutdownHook(new Thread(node::close, "chirper-node-shutdown"));
-    ClusterConfig.NodeInfo self = cluster.node(id);
-    out.printf("chirper node %d up: raft %s:%d, clients %s:%d, groups %s, storage %s%n", id, self.host(),
-        self.raftPort(), self.host(), self.clientPort(), node.groups(), storage);
-    out.flush();
-    node.awaitClose();
+    Path storage = Path.of(a.string("data", "data/chirper-node-" + id)).toAbsolutePath().normalize();
+    int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
+    NodeLauncher.start(cluster, id, storage, new ChirperService().get(), port, out).awaitClose();
     return 0;
   }
 }

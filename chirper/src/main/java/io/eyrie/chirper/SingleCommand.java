@@ -3,6 +3,7 @@ package io.eyrie.chirper;
 import io.eyrie.core.Client;
 import io.eyrie.core.Reply;
 import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.tools.Args;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -159,7 +160,7 @@ final class SingleCommand implements Subcommand {
     long timeoutMs = a.duration("timeout", java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(100))
         .toMillis();
     try (ChirperClient c = new ChirperClient(Client.newBuilder().cluster(cluster).registry(ChirperServer.registry())
-        .mode(a.mode(Client.Mode.DSSMR)).totalTimeoutMs(timeoutMs).build())) {
+        .mode(LoadSession.mode(a, Client.Mode.DSSMR)).totalTimeoutMs(timeoutMs).build())) {
       return action.run(c, parsed, pos.subList(ids, pos.size()), out, err);
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = LoadRunner.unwrap(e.getCause());

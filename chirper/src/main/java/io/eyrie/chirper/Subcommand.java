@@ -1,37 +1,6 @@
 package io.eyrie.chirper;
 
-import java.io.PrintStream;
-import java.util.Set;
+import io.eyrie.tools.Command;
 
-/** One subcommand of {@link ChirperMain}. */
-interface Subcommand {
-
-  /** Returns the name typed after {@code chirper}. */
-  String name();
-
-  /** Returns a one-line description for the overview. */
-  String summary();
-
-  /** Returns the full usage text printed by {@code --help}. */
-  String usage();
-
-  /** Returns the options that take a value. */
-  Set<String> valued();
-
-  /** Returns the options that take no value. */
-  default Set<String> switches() {
-    return Set.of();
-  }
-
-  /**
-   * Runs the subcommand.
-   *
-   * @param args the parsed arguments
-   * @param out where results go
-   * @param err where problems go
-   * @return the exit code
-   * @throws Args.UsageException if the arguments cannot be run
-   * @throws Exception if the command fails
-   */
-  int run(Args args, PrintStream out, PrintStream err) throws Exception;
-}
+/** One subcommand of {@link ChirperMain}: an Eyrie {@link Command}, parsed the same way as every other. */
+interface Subcommand extends Command {}

@@ -25,7 +25,7 @@ final class Summary {
   static void print(PrintStream out, Setting s, LoadRunner.Result r) {
     ClientStats st = r.stats();
     double secs = r.window().toMillis() / 1000.0;
-    double[] q = r.latencies().quantilesMs(0, 0.5, 0.99, 1.0);
+    double[] q = r.latencies().quantilesMs(0.5, 0.99, 1.0);
     List<String[]> rows = new ArrayList<>();
     rows.add(row("throughput", fmt("%.1f cmd/s", r.throughput()),
         fmt("%d commands in %.1f s", r.completedInWindow(), secs)));

@@ -325,7 +325,7 @@ class ChirperMultiProcessTest {
     ProcessBuilder pb = new ProcessBuilder(java, "-Xms64m", "-Xmx512m", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"),
         ChirperMain.class.getName(), "node", "--cluster", clusterFile.toString(), "--id", Integer.toString(id),
-        "--storage", dir.resolve("storage-" + id).toString());
+        "--data", dir.resolve("storage-" + id).toString());
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     processes.put(id, pb.start());
@@ -334,7 +334,7 @@ class ChirperMultiProcessTest {
   /** Waits until the node's latest start printed its "up" line. */
   private void awaitUp(int id, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
-    String up = "chirper node " + id + " up";
+    String up = "node " + id + " up:";
     while (true) {
       String text = Files.readString(logs.get(id), StandardCharsets.UTF_8);
       String latest = text.substring(text.lastIndexOf("---- start"));

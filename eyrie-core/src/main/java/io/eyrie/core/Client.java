@@ -429,6 +429,17 @@ public final class Client implements AutoCloseable {
   }
 
   /**
+   * Asks the oracle where an object lives (for operators and tests: commands find their objects
+   * themselves). Reads the oracle's whole map, so it is not for a hot path.
+   *
+   * @param id the object
+   * @return the partition the oracle places it in, or null if the oracle does not know it
+   */
+  public CompletableFuture<GroupId> locationOf(ObjId id) {
+    return mc.query(oracle, new Msgs.StatsReq(true)).thenApply(m -> ((Msgs.OracleMapReply) m).locations().get(id));
+  }
+
+  /**
    * Compares the oracle's map with the partitions' contents and reports every object that is
    * missing, duplicated, misplaced or unknown to the oracle.
    *

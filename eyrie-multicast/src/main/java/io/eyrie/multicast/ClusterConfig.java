@@ -26,7 +26,9 @@ import java.util.TreeSet;
  * group p0 partition 1,2,3
  * </pre>
  *
- * Any layout that gives each group distinct existing nodes is valid. Instances are immutable.
+ * Any layout that gives each group distinct existing nodes is valid. A node line may end with
+ * {@code metrics=PORT}: the HTTP port where the node launcher serves {@code /metrics} and
+ * {@code /ready}. Instances are immutable.
  */
 public final class ClusterConfig {
 
@@ -59,10 +61,23 @@ public final class ClusterConfig {
 
   private final SortedMap<Integer, NodeInfo> nodes;
   private final SortedMap<GroupId, GroupInfo> groups;
+  private final SortedMap<Integer, Integer> metricsPorts;
 
-  private ClusterConfig(SortedMap<Integer, NodeInfo> nodes, SortedMap<GroupId, GroupInfo> groups) {
+  private ClusterConfig(SortedMap<Integer, NodeInfo> nodes, SortedMap<GroupId, GroupInfo> groups,
+      SortedMap<Integer, Integer> metricsPorts) {
     this.nodes = Collections.unmodifiableSortedMap(nodes);
     this.groups = Collections.unmodifiableSortedMap(groups);
+    this.metricsPorts = Collections.unmodifiableSortedMap(metricsPorts);
+  }
+
+  /**
+   * Returns the HTTP port a node serves its metrics and readiness on, or 0 if its line names none.
+   *
+   * @param nodeId a node id
+   * @return the port, or 0
+   */
+  public int metricsPort(int nodeId) {
+    return metricsPorts.getOrDefault(nodeId, 0);
   }
 
   /** Returns the nodes by id. */
@@ -147,7 +162,11 @@ public final class ClusterConfig {
     StringBuilder sb = new StringBuilder();
     for (NodeInfo n : nodes.values()) {
       sb.append("node ").append(n.id()).append(' ').append(n.host())
-          .append(" raft=").append(n.raftPort()).append(" client=").append(n.clientPort()).append('\n');
+          .append(" raft=").append(n.raftPort()).append(" client=").append(n.clientPort());
+      if (metricsPorts.containsKey(n.id())) {
+        sb.append(" metrics=").append(metricsPorts.get(n.id()));
+      }
+      sb.append('\n');
     }
     for (GroupInfo g : groups.values()) {
       sb.append("group ").append(g.id()).append(' ').append(g.kind().name().toLowerCase())
@@ -189,8 +208,11 @@ public final class ClusterConfig {
       }
       String[] f = line.split("\\s+");
       try {
-        if (f[0].equals("node") && f.length == 5) {
+        if (f[0].equals("node") && (f.length == 5 || f.length == 6)) {
           b.node(Integer.parseInt(f[1]), f[2], port(f[3], "raft"), port(f[4], "client"));
+          if (f.length == 6) {
+            b.metricsPort(Integer.parseInt(f[1]), port(f[5], "metrics"));
+          }
         } else if (f[0].equals("group") && f.length == 4) {
           Kind kind = Kind.valueOf(f[2].toUpperCase());
           List<Integer> members = new ArrayList<>();
@@ -199,7 +221,7 @@ public final class ClusterConfig {
           }
           b.group(GroupId.valueOf(f[1]), kind, members);
         } else {
-          throw new IllegalArgumentException("expected 'node ID HOST raft=P client=P' or 'group NAME partition|oracle N,N,N'");
+          throw new IllegalArgumentException("expected 'node ID HOST raft=P client=P [metrics=P]' or 'group NAME partition|oracle N,N,N'");
         }
       } catch (RuntimeException e) {
         throw new IllegalArgumentException("cluster file line " + (i + 1) + ": '" + lines[i].trim() + "': " + e.getMessage(), e);
@@ -224,8 +246,24 @@ public final class ClusterConfig {
   public static final class Builder {
     private final SortedMap<Integer, NodeInfo> nodes = new TreeMap<>();
     private final SortedMap<GroupId, GroupInfo> groups = new TreeMap<>();
+    private final SortedMap<Integer, Integer> metricsPorts = new TreeMap<>();
 
     private Builder() {}
+
+    /**
+     * Sets the HTTP port where a node serves {@code /metrics} and {@code /ready}.
+     *
+     * @param id a node id (added before or after)
+     * @param port the port
+     * @return this builder
+     */
+    public Builder metricsPort(int id, int port) {
+      if (port <= 0 || port > 65535) {
+        throw new IllegalArgumentException("metrics port out of range: " + port);
+      }
+      metricsPorts.put(id, port);
+      return this;
+    }
 
     /**
      * Adds a node.
@@ -288,13 +326,19 @@ public final class ClusterConfig {
           throw new IllegalArgumentException("node " + n.id() + " reuses a port");
         }
       }
-      return new ClusterConfig(new TreeMap<>(nodes), new TreeMap<>(groups));
+      for (int id : metricsPorts.keySet()) {
+        if (!nodes.containsKey(id)) {
+          throw new IllegalArgumentException("metrics port for unknown node " + id);
+        }
+      }
+      return new ClusterConfig(new TreeMap<>(nodes), new TreeMap<>(groups), new TreeMap<>(metricsPorts));
     }
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ClusterConfig c && c.nodes.equals(nodes) && c.groups.equals(groups);
+    return o instanceof ClusterConfig c && c.nodes.equals(nodes) && c.groups.equals(groups)
+        && c.metricsPorts.equals(metricsPorts);
   }
 
   @Override

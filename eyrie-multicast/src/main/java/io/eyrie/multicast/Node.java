@@ -61,6 +61,21 @@ public final class Node implements AutoCloseable {
   private final RaftServer server;
   private final ClientEndpoint endpoint;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private volatile RequestListener requestListener = (replyGroup, destinations, nanos, ok) -> {};
+
+  /** Told of each client multicast this node's endpoint answered (for metrics). */
+  @FunctionalInterface
+  public interface RequestListener {
+    /**
+     * A multicast was answered.
+     *
+     * @param replyGroup the group that replied
+     * @param destinations how many groups it was addressed to
+     * @param nanos from the request's arrival to the reply
+     * @param ok false if it failed or timed out here
+     */
+    void answered(GroupId replyGroup, int destinations, long nanos, boolean ok);
+  }
 
   private Node(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options)
       throws IOException {
@@ -276,9 +291,102 @@ public final class Node implements AutoCloseable {
     return b.toString();
   }
 
+  /**
+   * Returns what this node's Raft server knows of a hosted group, without asking other nodes:
+   * the leader it follows (0 if none known), the current term, and this replica's indexes. A
+   * replica is caught up when {@code status.lag(status.replicas().get(0)) == 0}.
+   *
+   * @param g a hosted group
+   * @return a status whose only replica is this one
+   */
+  public GroupStatus localStatus(GroupId g) {
+    machine(g);
+    try {
+      RaftServer.Division d = server.getDivision(RatisSupport.raftGroupId(g));
+      var info = d.getInfo();
+      int leader = info.getLeaderId() == null ? 0 : RatisSupport.nodeId(info.getLeaderId());
+      var snapshot = d.getStateMachine().getLatestSnapshot();
+      var last = d.getRaftLog().getLastEntryTermIndex();
+      GroupStatus.Replica r = new GroupStatus.Replica(nodeId, true, info.getCurrentRole().name(),
+          d.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), last == null ? 0 : last.getIndex(),
+          snapshot == null ? -1 : snapshot.getIndex());
+      return new GroupStatus(g, GroupStatus.raftGroupIdOf(g), leader, leader == 0 ? 0 : info.getCurrentTerm(),
+          List.of(r));
+    } catch (IOException e) {
+      return new GroupStatus(g, GroupStatus.raftGroupIdOf(g), 0, 0,
+          List.of(new GroupStatus.Replica(nodeId, false, "UNREACHABLE", 0, 0, 0, -1)));
+    }
+  }
+
+  /**
+   * Sets the listener told of each client multicast this node answers (one at a time; it runs
+   * on the endpoint's threads, so it must be quick).
+   *
+   * @param l the listener
+   */
+  public void setRequestListener(RequestListener l) {
+    this.requestListener = java.util.Objects.requireNonNull(l, "listener");
+  }
+
   /** Returns the counters of this node's submitters and channel senders. */
   public NodeTraffic traffic() {
     return channels.traffic();
+  }
+
+  /**
+   * Hands off the leadership of every group this node leads to another member, before a
+   * planned shutdown: otherwise each of those groups waits out an election timeout. Ratis
+   * transfers leadership once the chosen follower's log has caught up; a follower that does not
+   * answer in time is skipped for the next. Best effort: a group whose transfer did not finish
+   * in time elects a leader the ordinary way after {@link #close()}.
+   *
+   * @param timeout how long to wait for each attempt
+   * @return the groups this node led and no longer leads (handed off, or stepped down when no
+   *     other member could take over)
+   */
+  public List<GroupId> handOffLeadership(java.time.Duration timeout) {
+    List<GroupId> led = new java.util.ArrayList<>();
+    for (GroupId g : groups()) {
+      if (isLeader(g)) {
+        led.add(g);
+      }
+    }
+    List<CompletableFuture<Boolean>> moves = new java.util.ArrayList<>();
+    for (GroupId g : led) {
+      moves.add(CompletableFuture.supplyAsync(() -> transfer(g, timeout)));
+    }
+    List<GroupId> moved = new java.util.ArrayList<>();
+    for (int i = 0; i < led.size(); i++) {
+      if (moves.get(i).join()) {
+        moved.add(led.get(i));
+      }
+    }
+    return moved;
+  }
+
+  private boolean transfer(GroupId g, java.time.Duration timeout) {
+    List<Integer> members = cluster.group(g).members();
+    int self = members.indexOf(nodeId);
+    // Members after this one first, in ring order, so that handoffs from different nodes spread.
+    for (int k = 1; k < members.size(); k++) {
+      int to = members.get((self + k) % members.size());
+      try {
+        RaftClientReply r = server.transferLeadership(new org.apache.ratis.protocol.TransferLeadershipRequest(
+            ClientId.randomId(), RatisSupport.peerId(nodeId), RatisSupport.raftGroupId(g), 0,
+            RatisSupport.peerId(to), timeout.toMillis()));
+        if (r.isSuccess()) {
+          LOG.info("node {}: handed the leadership of {} to node {}", nodeId, g, to);
+          return true;
+        }
+        LOG.info("node {}: node {} did not take the leadership of {}: {}", nodeId, to, g, r.getException());
+      } catch (IOException | RuntimeException e) {
+        LOG.info("node {}: node {} did not take the leadership of {}: {}", nodeId, to, g, e.toString());
+      }
+      if (!isLeader(g)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Blocks until {@link #close()} has been called (for a node's main thread). */
@@ -341,6 +449,7 @@ public final class Node implements AutoCloseable {
       // logs. A resend long after the submission submits again (see ReplyRouter.join): the
       // local replica may have skipped the entry, and the groups answer a duplicate from their
       // reply table.
+      long arrived = System.nanoTime();
       ReplyRouter.Wait wait = router.join(s.id());
       CompletableFuture<GroupState.Reply> reply = wait.reply();
       if (wait.submit()) {
@@ -348,6 +457,11 @@ public final class Node implements AutoCloseable {
       }
       return reply.handle((r, err) -> {
         int hint = channels.leaderHint(s.replyGroup());
+        try {
+          requestListener.answered(s.replyGroup(), s.dests().length, System.nanoTime() - arrived, err == null);
+        } catch (RuntimeException e) {
+          LOG.warn("node {}: request listener failed: {}", nodeId, e.toString());
+        }
         if (err != null) {
           return error(GroupState.UNAVAILABLE, "not answered: " + err, hint);
         }

@@ -8,6 +8,8 @@ package io.eyrie.multicast;
  * @param channelBatches channel batches sent (Ratis requests)
  * @param channelItems channel items sent (many per batch under load)
  * @param channelBytes encoded bytes of the channel batches
+ * @param channelBacklog items in the outboxes of the channels this node sends (those of the
+ *     groups it leads) that their receivers have not acknowledged yet: a gauge, not a counter
  */
 public record NodeTraffic(long startEntries, long starts, long channelBatches, long channelItems,
-    long channelBytes) {}
+    long channelBytes, long channelBacklog) {}

@@ -77,6 +77,15 @@ final class ChannelSender {
     return active;
   }
 
+  /**
+   * Returns how many items of this channel's outbox the receiver has not acknowledged yet (the
+   * channel's backlog). Not synchronized: it only reads the replica's state under its lock.
+   */
+  long backlog() {
+    long[] p = sm.read(s -> s.channelPositions(to));
+    return p == null ? 0 : Math.max(0, p[1] - p[0]);
+  }
+
   /** Describes the sender's state for diagnosis. */
   synchronized String describe() {
     return from + "->" + to + ": active=" + active + " epoch=" + epoch + " sent=" + sent + " inFlight=" + inFlight

@@ -133,6 +133,9 @@ public final class GroupStateMachine extends BaseStateMachine {
   public void reinitialize() throws IOException {
     getLifeCycle().startAndTransition(() -> load(storage.loadLatestSnapshot()));
     snapshotsInstalled.incrementAndGet();
+    // An operator wants to know: this replica was too far behind for the log and was caught up
+    // by a whole copy of the state.
+    LOG.info("{}: installed a snapshot from the leader, now at {}", group, getLastAppliedTermIndex());
   }
 
   @Override
@@ -190,6 +193,7 @@ public final class GroupStateMachine extends BaseStateMachine {
       byte[] bytes = stateBytes();
       writeSnapshotFile(last, bytes);
       snapshotsTaken.incrementAndGet();
+      LOG.info("{}: took snapshot {} ({} bytes)", group, last, bytes.length);
       return last.getIndex();
     }
   }
@@ -267,6 +271,8 @@ public final class GroupStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId memberId, RaftPeerId newLeaderId) {
+    LOG.info("{}: leader is now {} (seen by {})", group, newLeaderId == null ? "none" : newLeaderId,
+        memberId.getPeerId());
     hooks.leaderChanged(group, memberId.getPeerId().equals(newLeaderId), RatisSupport.nodeId(newLeaderId));
   }
 

@@ -258,14 +258,18 @@ public final class NodeChannels implements AutoCloseable {
     long batches = 0;
     long items = 0;
     long bytes = 0;
+    long backlog = 0;
     for (Map<GroupId, ChannelSender> m : senders.values()) {
       for (ChannelSender s : m.values()) {
         batches += s.batches.get();
         items += s.items.get();
         bytes += s.bytes.get();
+        if (s.isActive()) {
+          backlog += s.backlog();
+        }
       }
     }
-    return new NodeTraffic(entries, starts, batches, items, bytes);
+    return new NodeTraffic(entries, starts, batches, items, bytes, backlog);
   }
 
   @Override

@@ -289,7 +289,18 @@ public final class JepsenNode {
    * @throws Exception if the node cannot start
    */
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts = parse(args);
+    Map<String, String> opts;
+    try {
+      opts = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("JepsenNode: " + e.getMessage() + " (JepsenNode --help shows the usage)");
+      System.exit(2);
+      return;
+    }
+    if (opts.containsKey("help")) {
+      System.out.println("usage: JepsenNode --cluster FILE --id N --service register|bank --data DIR [--unsafe-reads [PORT]]");
+      System.exit(0);
+    }
     if (!opts.containsKey("cluster") || !opts.containsKey("id")) {
       System.err.println("usage: JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR");
       System.exit(2);
@@ -326,13 +337,23 @@ public final class JepsenNode {
     node.awaitClose();
   }
 
+  /** The options a node takes; {@code --storage} is another name for {@code --data}. */
+  private static final java.util.Set<String> OPTIONS = java.util.Set.of("cluster", "id", "data", "service",
+      "unsafe-reads", "help");
+
   private static Map<String, String> parse(String[] args) {
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("-h")) {
+        args[i] = "--help";
+      }
       if (!args[i].startsWith("--")) {
         throw new IllegalArgumentException("expected --name [value], got " + args[i]);
       }
-      String name = args[i].substring(2);
+      String name = args[i].substring(2).equals("storage") ? "data" : args[i].substring(2);
+      if (!OPTIONS.contains(name)) {
+        throw new IllegalArgumentException("unknown option " + args[i]);
+      }
       if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
         m.put(name, args[++i]);
       } else {

@@ -1,6 +1,5 @@
-package io.eyrie.chirper;
+package io.eyrie.tools;
 
-import io.eyrie.core.Client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,17 +12,29 @@ import java.util.Set;
  * The command line of one subcommand: {@code --name value} (or {@code --name=value}) options,
  * boolean {@code --name} switches and positional arguments. Every option must be known to the
  * subcommand, so a typo fails loudly instead of being ignored.
+ *
+ * <p>The same option means the same thing in every Eyrie program: a duration is {@code 30},
+ * {@code 30s}, {@code 500ms} or {@code 2m}; {@code --storage} is another name for
+ * {@code --data} (a node's directory).
  */
-final class Args {
+public final class Args {
 
   /** A command line that cannot be run; the message says what is wrong. */
-  static final class UsageException extends Exception {
+  public static final class UsageException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    UsageException(String message) {
+    /**
+     * Creates the exception.
+     *
+     * @param message what is wrong, one line
+     */
+    public UsageException(String message) {
       super(message);
     }
   }
+
+  /** Other names of options, to the name commands declare. */
+  private static final Map<String, String> ALIASES = Map.of("storage", "data");
 
   private final Map<String, String> options = new HashMap<>();
   private final List<String> positional = new ArrayList<>();
@@ -40,7 +51,7 @@ final class Args {
    * @return the parsed arguments
    * @throws UsageException for an unknown option or a missing value
    */
-  static Args parse(List<String> argv, Set<String> valued, Set<String> switches) throws UsageException {
+  public static Args parse(List<String> argv, Set<String> valued, Set<String> switches) throws UsageException {
     Args a = new Args();
     for (int i = 0; i < argv.size(); i++) {
       String s = argv.get(i);
@@ -57,6 +68,7 @@ final class Args {
           value = name.substring(eq + 1);
           name = name.substring(0, eq);
         }
+        name = ALIASES.getOrDefault(name, name);
         if (switches.contains(name)) {
           if (value != null) {
             throw new UsageException("option --" + name + " takes no value");
@@ -80,27 +92,33 @@ final class Args {
     return a;
   }
 
-  boolean help() {
+  /** Returns true if {@code --help} or {@code -h} was given. */
+  public boolean help() {
     return help;
   }
 
-  List<String> positional() {
+  /** Returns the arguments that are not options, in order. */
+  public List<String> positional() {
     return positional;
   }
 
-  boolean has(String name) {
+  /** Returns true if the option was given. */
+  public boolean has(String name) {
     return options.containsKey(name);
   }
 
-  boolean flag(String name) {
+  /** Returns true if the switch was given. */
+  public boolean flag(String name) {
     return options.containsKey(name);
   }
 
-  String string(String name, String def) {
+  /** Returns an option's value, or {@code def} if absent. */
+  public String string(String name, String def) {
     return options.getOrDefault(name, def);
   }
 
-  String required(String name) throws UsageException {
+  /** Returns an option's value; fails if absent. */
+  public String required(String name) throws UsageException {
     String v = options.get(name);
     if (v == null) {
       throw new UsageException("option --" + name + " is required");
@@ -108,7 +126,8 @@ final class Args {
     return v;
   }
 
-  int integer(String name, int def, int min, int max) throws UsageException {
+  /** Returns an integer option within [min, max], or {@code def} if absent. */
+  public int integer(String name, int def, int min, int max) throws UsageException {
     String v = options.get(name);
     if (v == null) {
       return def;
@@ -116,13 +135,14 @@ final class Args {
     return checkRange(name, parseLong(name, v), min, max);
   }
 
-  long longValue(String name, long def) throws UsageException {
+  /** Returns a long option, or {@code def} if absent. */
+  public long longValue(String name, long def) throws UsageException {
     String v = options.get(name);
     return v == null ? def : parseLong(name, v);
   }
 
   /** Reads a duration: {@code 30} or {@code 30s} (seconds), {@code 500ms}, {@code 2m}. */
-  Duration duration(String name, Duration def, Duration min) throws UsageException {
+  public Duration duration(String name, Duration def, Duration min) throws UsageException {
     String v = options.get(name);
     if (v == null) {
       return def;
@@ -144,28 +164,27 @@ final class Args {
     return d;
   }
 
-  Client.Mode mode(Client.Mode def) throws UsageException {
-    String v = options.get("mode");
+  /**
+   * Reads an option whose value is one of a fixed set (compared without case).
+   *
+   * @param name the option
+   * @param def the value when absent
+   * @param allowed the values it may take
+   * @return the value, lower case
+   * @throws UsageException if the value is not allowed
+   */
+  public String choice(String name, String def, String... allowed) throws UsageException {
+    String v = options.get(name);
     if (v == null) {
       return def;
     }
-    return switch (v.toLowerCase(Locale.ROOT)) {
-      case "dssmr", "ds-smr" -> Client.Mode.DSSMR;
-      case "ssmr", "s-smr" -> Client.Mode.SSMR;
-      default -> throw new UsageException("option --mode must be dssmr or ssmr, got " + v);
-    };
-  }
-
-  Workload workload(Workload def) throws UsageException {
-    String v = options.get("workload");
-    if (v == null) {
-      return def;
+    String t = v.toLowerCase(Locale.ROOT);
+    for (String a : allowed) {
+      if (a.equals(t)) {
+        return t;
+      }
     }
-    try {
-      return Workload.parse(v);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
-    }
+    throw new UsageException("option --" + name + " must be one of " + String.join(", ", allowed) + ", got " + v);
   }
 
   private static long parseLong(String name, String v) throws UsageException {

@@ -1,0 +1,189 @@
+package io.eyrie.bench;
+
+import io.eyrie.tools.Args;
+import io.eyrie.tools.Command;
+import io.eyrie.tools.CommandLine;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code bin/bench}: checks a benchmark's whole command line with the same parser as every Eyrie
+ * program ({@code --help}, unknown options rejected, durations as {@code 20} or {@code 20s})
+ * before handing it, with durations in whole seconds, to the benchmark's own entry point. A
+ * benchmark runs for minutes or hours, so nothing may start on a misspelt option.
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  /** A benchmark whose main takes {@code --name value} options. */
+  private record Bench(String name, String summary, String usage, Set<String> valued, Set<String> switches,
+      Set<String> durations, Main main) implements Command {
+
+    @Override
+    public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+      if (!a.positional().isEmpty()) {
+        throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
+      }
+      List<String> argv = new ArrayList<>();
+      for (String o : valued) {
+        if (a.has(o)) {
+          argv.add("--" + o);
+          argv.add(durations.contains(o) ? Long.toString(seconds(a, o)) : a.string(o, null));
+        }
+      }
+      for (String s : switches) {
+        if (a.flag(s)) {
+          argv.add("--" + s);
+        }
+      }
+      main.run(argv.toArray(new String[0]));
+      return 0;
+    }
+
+    private static long seconds(Args a, String o) throws Args.UsageException {
+      Duration d = a.duration(o, Duration.ZERO, Duration.ZERO);
+      if (d.toMillis() % 1000 != 0) {
+        throw new Args.UsageException("option --" + o + " takes whole seconds, got " + a.string(o, ""));
+      }
+      return d.toSeconds();
+    }
+  }
+
+  /** A benchmark's entry point. */
+  @FunctionalInterface
+  private interface Main {
+    void run(String[] args) throws Exception;
+  }
+
+  static final Command MULTICAST = new Bench("multicast",
+      "throughput and latency of multicasts to 1, 2 and 4 groups next to raw Ratis", """
+      usage: bin/bench multicast [--duration 20s] [--warmup 5s] [--clients N] [--window W] [--out DIR]
+                                 [--groups 1,2,4] [--raw true|false] [--dssmr true|false] [--isolated N]
+                                 [--channel-window N] [--submit-in-flight N] [--event-loop-threads N]
+
+        An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results).""",
+      Set.of("duration", "warmup", "clients", "window", "out", "groups", "raw", "dssmr", "isolated",
+          "channel-window", "submit-in-flight", "event-loop-threads"),
+      Set.of(), Set.of("duration", "warmup"), MulticastBenchmark::main);
+
+  static final Command TABLE1 = new Bench("table1",
+      "the paper's Table 1: S-SMR and DS-SMR per workload and partition count", """
+      usage: bin/bench table1 [--partitions 1,2,4,8] [--workloads timeline,post,follow,mix]
+                              [--duration 20s] [--warmup 10s] [--post-warmup D] [--follow-warmup D]
+                              [--users N] [--follows N] [--communities N] [--in-community F]
+                              [--clients N] [--window N] [--seed N] [--no-baseline] [--out DIR]
+
+        See bench/README.md; results in DIR (default bench/results/table1).""",
+      Set.of("partitions", "workloads", "duration", "warmup", "post-warmup", "follow-warmup", "users", "follows",
+          "communities", "in-community", "clients", "window", "seed", "out"),
+      Set.of("no-baseline"), Set.of("duration", "warmup", "post-warmup", "follow-warmup"),
+      Table1::main);
+
+  /** {@code bench micro}: the JMH micro benchmarks with short settings. */
+  static final Command MICRO = new Command() {
+    @Override
+    public String name() {
+      return "micro";
+    }
+
+    @Override
+    public String summary() {
+      return "codec, location cache, oracle and fan-out micro benchmarks (JMH, short settings)";
+    }
+
+    @Override
+    public String usage() {
+      return """
+          usage: bin/bench micro [--out DIR] [--include REGEXP]
+
+            --out DIR          where micro.json and micro.md go (default bench/results)
+            --include REGEXP   which benchmarks (default the four of io.eyrie.bench)""";
+    }
+
+    @Override
+    public Set<String> valued() {
+      return Set.of("out", "include");
+    }
+
+    @Override
+    public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+      List<String> argv = new ArrayList<>(a.positional());
+      if (argv.size() > 2) {
+        throw new Args.UsageException("unexpected argument '" + argv.get(2) + "'");
+      }
+      if (a.has("out") || a.has("include")) {
+        if (!argv.isEmpty()) {
+          throw new Args.UsageException("give --out and --include, or OUT_DIR [REGEXP], not both");
+        }
+        argv.add(a.string("out", "bench/results"));
+        if (a.has("include")) {
+          argv.add(a.string("include", null));
+        }
+      }
+      MicroReport.main(argv.toArray(new String[0]));
+      return 0;
+    }
+  };
+
+  /** {@code bench jmh}: JMH's own command line, which checks its options itself. */
+  static final Command JMH = new Command() {
+    @Override
+    public String name() {
+      return "jmh";
+    }
+
+    @Override
+    public String summary() {
+      return "JMH with its own options (bin/bench jmh -h lists them)";
+    }
+
+    @Override
+    public String usage() {
+      return "usage: bin/bench jmh [JMH options]   (bin/bench jmh -lh lists JMH's options; -l the benchmarks)";
+    }
+
+    @Override
+    public Set<String> valued() {
+      return Set.of();
+    }
+
+    @Override
+    public int run(Args a, PrintStream out, PrintStream err) {
+      throw new IllegalStateException("run through main: JMH parses its own options");
+    }
+  };
+
+  static CommandLine commandLine() {
+    return new CommandLine("bench", List.of(MULTICAST, TABLE1, MICRO, JMH));
+  }
+
+  /**
+   * Entry point.
+   *
+   * @param args the command line
+   * @throws Exception if JMH fails
+   */
+  public static void main(String[] args) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    if (args.length > 0 && args[0].equals("jmh") && !(args.length == 2 && args[1].equals("--help"))) {
+      org.openjdk.jmh.Main.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /**
+   * Runs a command line without exiting the JVM (the benchmarks themselves may exit it).
+   *
+   * @param args the command line
+   * @param out where results go
+   * @param err where problems go
+   * @return the exit code
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    return commandLine().run(args, out, err);
+  }
+}

@@ -1,0 +1,100 @@
+package io.eyrie.tools;
+
+import io.eyrie.core.Service;
+import io.eyrie.multicast.ClusterConfig;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * {@code eyrie node}: one node process hosting any service. The service is a class with a
+ * public no-argument constructor implementing {@code Supplier<io.eyrie.core.Service>}.
+ */
+final class NodeCommand implements Command {
+
+  @Override
+  public String name() {
+    return "node";
+  }
+
+  @Override
+  public String summary() {
+    return "one node process hosting a service (runs until stopped; hands off leadership on stop)";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        usage: eyrie node --cluster FILE --id N --service CLASS [--data DIR] [--metrics-port P]
+
+          --cluster FILE     the cluster file
+          --id N             this node's id in the file
+          --service CLASS    the service: a class with a public no-argument constructor that
+                             implements java.util.function.Supplier<io.eyrie.core.Service>, e.g.
+                             io.eyrie.examples.kv.KvService (on the class path:
+                             EYRIE_CLASSPATH=my-service.jar bin/eyrie node ...)
+          --data DIR         where the node keeps its Raft logs and snapshots (default
+                             data/node-N; kept across restarts; --storage is another name)
+          --metrics-port P   serve /metrics and /ready on this port (default: the node line's
+                             metrics=P in the cluster file; none if neither)
+
+        The node runs until it is stopped. On SIGTERM or Ctrl-C it first hands the leadership of
+        the groups it leads to other nodes; kill -9 is safe too (it recovers from DIR).""";
+  }
+
+  @Override
+  public Set<String> valued() {
+    return Set.of("cluster", "id", "service", "data", "metrics-port");
+  }
+
+  @Override
+  public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+    if (!a.positional().isEmpty()) {
+      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
+    }
+    ClusterConfig cluster = Tools.cluster(a);
+    int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
+    if (id < 0) {
+      throw new Args.UsageException("option --id is required");
+    }
+    if (!cluster.nodes().containsKey(id)) {
+      throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
+    }
+    Service service = load(a.required("service"));
+    Path data = Path.of(a.string("data", "data/node-" + id)).toAbsolutePath().normalize();
+    int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
+    NodeLauncher l = NodeLauncher.start(cluster, id, data, service, port, out);
+    l.awaitClose();
+    return 0;
+  }
+
+  /**
+   * Instantiates the service class (public, a public no-argument constructor, implementing
+   * {@code Supplier<io.eyrie.core.Service>}) and returns its descriptor.
+   */
+  static Service load(String className) throws Args.UsageException {
+    Class<?> c;
+    try {
+      c = Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new Args.UsageException("no class " + className + " on the class path (EYRIE_CLASSPATH)");
+    }
+    if (!Supplier.class.isAssignableFrom(c)) {
+      throw new Args.UsageException(className + " does not implement java.util.function.Supplier<io.eyrie.core.Service>");
+    }
+    Object supplied;
+    try {
+      supplied = ((Supplier<?>) c.getConstructor().newInstance()).get();
+    } catch (NoSuchMethodException e) {
+      throw new Args.UsageException(className + " has no public no-argument constructor");
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new Args.UsageException("cannot create the service " + className + ": " + CommandLine.unwrap(e));
+    }
+    if (!(supplied instanceof Service s)) {
+      throw new Args.UsageException(className + " supplies "
+          + (supplied == null ? "null" : supplied.getClass().getName()) + ", not an io.eyrie.core.Service");
+    }
+    return s;
+  }
+}

@@ -1,0 +1,123 @@
+package io.eyrie.tools;
+
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.GroupStats;
+import io.eyrie.multicast.GroupStatus;
+import io.eyrie.multicast.Node;
+import io.eyrie.multicast.NodeTraffic;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A node's counters as Micrometer meters, read when the registry is scraped: per hosted group
+ * (tag {@code group}) the multicasts delivered by number of destination groups, executions,
+ * parks, duplicates, channel items, pending and queued messages, snapshots, and Raft's view
+ * (leader, term, commit and applied index, lag); per node what it sent to Ratis, and the latency
+ * of the client multicasts it answered (a histogram). Binding sets the node's request listener.
+ *
+ * <pre>{@code
+ * PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+ * new NodeMetrics(node).bindTo(r);
+ * }</pre>
+ */
+public final class NodeMetrics implements MeterBinder {
+  private final Node node;
+
+  /**
+   * Creates the binder.
+   *
+   * @param node the node to observe
+   */
+  public NodeMetrics(Node node) {
+    this.node = node;
+  }
+
+  @Override
+  public void bindTo(MeterRegistry r) {
+    Tags nodeTag = Tags.of("node", Integer.toString(node.id()));
+    for (GroupId g : node.groups()) {
+      Tags t = nodeTag.and("group", g.name());
+      counter(r, "eyrie.multicasts.delivered", "messages delivered, by number of destination groups",
+          t.and("destinations", "one"), g, s -> s.delivered() - s.deliveredMulti());
+      counter(r, "eyrie.multicasts.delivered", "messages delivered, by number of destination groups",
+          t.and("destinations", "several"), g, s -> s.deliveredMulti());
+      counter(r, "eyrie.log.entries.applied", "log entries applied", t, g, GroupStats::entries);
+      counter(r, "eyrie.executions", "executions finished (commands, moves, creates, deletes)", t, g,
+          GroupStats::executed);
+      counter(r, "eyrie.executions.parked", "executions that waited for other groups", t, g, GroupStats::parks);
+      counter(r, "eyrie.duplicates", "client requests recognized as duplicates", t, g, GroupStats::duplicates);
+      counter(r, "eyrie.channel.items.sent", "channel items appended to outboxes", t, g, GroupStats::itemsSent);
+      counter(r, "eyrie.channel.items.received", "channel items applied from other groups", t, g,
+          GroupStats::itemsReceived);
+      counter(r, "eyrie.snapshots.taken", "snapshots this replica wrote", t, g, GroupStats::snapshotsTaken);
+      counter(r, "eyrie.snapshots.installed", "snapshots a leader installed on this replica", t, g,
+          GroupStats::snapshotsInstalled);
+      gauge(r, "eyrie.messages.pending", "messages known but not yet delivered", t, g, GroupStats::pending);
+      gauge(r, "eyrie.messages.queued", "delivered messages not yet executed", t, g, GroupStats::queued);
+      raft(r, "eyrie.raft.leader", "1 if this replica leads the group", t, g,
+          s -> "LEADER".equals(s.replicas().get(0).role()) ? 1 : 0);
+      raft(r, "eyrie.raft.leader.node", "the node this replica follows, 0 if none", t, g, GroupStatus::leader);
+      raft(r, "eyrie.raft.term", "the current term, 0 without a leader", t, g, GroupStatus::term);
+      raft(r, "eyrie.raft.commit.index", "the commit index this replica knows", t, g,
+          s -> s.replicas().get(0).commitIndex());
+      raft(r, "eyrie.raft.applied.index", "the index this replica applied", t, g,
+          s -> s.replicas().get(0).appliedIndex());
+      raft(r, "eyrie.raft.lag", "committed entries this replica has not applied", t, g,
+          s -> s.lag(s.replicas().get(0)));
+    }
+    // Client multicasts answered here: latency from arrival to reply (a Prometheus histogram),
+    // by reply group, number of destination groups (one, or several: the multi-partition
+    // commands and moves) and outcome.
+    node.setRequestListener((group, destinations, nanos, ok) -> Timer.builder("eyrie.requests")
+        .description("client multicasts answered by this node, arrival to reply")
+        .tags(nodeTag.and("group", group.name()).and("destinations", destinations == 1 ? "one" : "several")
+            .and("outcome", ok ? "answered" : "failed"))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+        .register(r).record(nanos, TimeUnit.NANOSECONDS));
+    traffic(r, "eyrie.starts", "client starts submitted to Ratis", nodeTag, NodeTraffic::starts);
+    traffic(r, "eyrie.start.entries", "log entries of client starts submitted", nodeTag, NodeTraffic::startEntries);
+    traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);
+    traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeTraffic::channelItems);
+    traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
+    Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
+        .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
+        .tags(nodeTag).register(r);
+  }
+
+  private void counter(MeterRegistry r, String name, String help, Tags t, GroupId g,
+      ToDoubleFunction<GroupStats> f) {
+    FunctionCounter.builder(name, node, n -> safe(() -> f.applyAsDouble(n.stats(g)))).description(help).tags(t)
+        .register(r);
+  }
+
+  private void gauge(MeterRegistry r, String name, String help, Tags t, GroupId g, ToDoubleFunction<GroupStats> f) {
+    Gauge.builder(name, node, n -> safe(() -> f.applyAsDouble(n.stats(g)))).description(help).tags(t).register(r);
+  }
+
+  private void raft(MeterRegistry r, String name, String help, Tags t, GroupId g, ToDoubleFunction<GroupStatus> f) {
+    Gauge.builder(name, node, n -> safe(() -> f.applyAsDouble(n.localStatus(g)))).description(help).tags(t)
+        .register(r);
+  }
+
+  private void traffic(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<NodeTraffic> f) {
+    FunctionCounter.builder(name, node, n -> safe(() -> f.applyAsDouble(n.traffic()))).description(help).tags(t)
+        .register(r);
+  }
+
+  /** A closed node or a group being reinstalled reads as NaN rather than failing the scrape. */
+  private static double safe(java.util.function.DoubleSupplier s) {
+    try {
+      return s.getAsDouble();
+    } catch (RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package io.eyrie.tools;
+
+import io.eyrie.core.Client;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.PartitionStats;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.GroupStatus;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code eyrie status}: what the cluster's Raft servers say about each group (leader, term,
+ * commit and applied index, each replica's lag) and, through the client endpoints, how many
+ * objects each partition holds and where one object lives.
+ */
+final class StatusCommand implements Command {
+
+  @Override
+  public String name() {
+    return "status";
+  }
+
+  @Override
+  public String summary() {
+    return "leaders, indexes and lag per group, objects per partition, where an object lives";
+  }
+
+  @Override
+  public String usage() {
+    return """
+        usage: eyrie status --cluster FILE [--locate ID] [--timeout 3s]
+
+          --cluster FILE   the cluster file
+          --locate ID      also print the partition the oracle places object ID in
+          --timeout D      how long to wait for each server (default 3s)
+
+        Per group: its Ratis group id (for ratis-shell), the leader and its term, the group's
+        commit index, and per replica its role, applied index and lag (committed entries not yet
+        applied; "unreachable" for a server that did not answer). Then the objects each partition
+        holds. Exit code 0 if every group has a leader, 1 if one has none.""";
+  }
+
+  @Override
+  public Set<String> valued() {
+    return Set.of("cluster", "locate", "timeout");
+  }
+
+  @Override
+  public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+    if (!a.positional().isEmpty()) {
+      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
+    }
+    ClusterConfig cluster = Tools.cluster(a);
+    long timeoutMs = a.duration("timeout", Duration.ofSeconds(3), Duration.ofMillis(100)).toMillis();
+    Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
+    List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs);
+    boolean allLed = true;
+    for (GroupStatus g : groups) {
+      allLed &= g.leader() != 0;
+      out.printf("%s  %s  leader %s  term %d  commit %d  (ratis group %s)%n", g.group(),
+          cluster.group(g.group()).kind().name().toLowerCase(), g.leader() == 0 ? "NONE" : "n" + g.leader(),
+          g.term(), g.commitIndex(), g.raftGroupId());
+      for (GroupStatus.Replica r : g.replicas()) {
+        if (r.reachable()) {
+          out.printf("  n%-3d %-9s applied %-8d lag %-6d last %-8d snapshot %d%n", r.node(), r.role().toLowerCase(),
+              r.appliedIndex(), g.lag(r), r.lastIndex(), r.snapshotIndex());
+        } else {
+          out.printf("  n%-3d unreachable%n", r.node());
+        }
+      }
+    }
+    if (cluster.oracle() != null && !cluster.partitions().isEmpty()) {
+      try (Client client = Client.newBuilder().cluster(cluster).registry(Eyrie.registry())
+          .totalTimeoutMs(timeoutMs).build()) {
+        StringBuilder b = new StringBuilder("objects:");
+        for (GroupId p : cluster.partitions()) {
+          try {
+            PartitionStats s = client.partitionStats(p).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
+            b.append(' ').append(p).append('=').append(s.objects());
+          } catch (Exception e) {
+            b.append(' ').append(p).append("=?");
+          }
+        }
+        out.println(b);
+        if (locate != null) {
+          try {
+            GroupId where = client.locationOf(ObjId.valueOf(locate)).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
+            out.println("object " + locate + ": " + (where == null ? "unknown to the oracle" : "in " + where));
+          } catch (Exception e) {
+            out.println("object " + locate + ": the oracle did not answer (" + CommandLine.unwrap(e) + ")");
+          }
+        }
+      }
+    }
+    return allLed ? 0 : 1;
+  }
+}
