@@ -190,15 +190,26 @@ class ChirperSemanticsTest {
     }
   }
 
+  /** An oracle replica as a node would create it (it needs its cluster and codec to snapshot). */
+  private static ChirperOracle oracle() {
+    ChirperOracle o = new ChirperOracle();
+    o.init(io.eyrie.multicast.GroupId.valueOf("oracle"), io.eyrie.multicast.ClusterConfig.parse("""
+        node 1 127.0.0.1 raft=1 client=2
+        group oracle oracle 1
+        group p0 partition 1
+        """), new io.eyrie.multicast.Codec(ChirperServer.registry()));
+    return o;
+  }
+
   @Test
   void theOracleKeepsCommunitiesInItsSnapshot() {
-    ChirperOracle o = new ChirperOracle();
+    ChirperOracle o = oracle();
     o.created(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(5), new Ops.NewUser(5, 9)), null);
     o.created(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(6),
         new Ops.SeedUser(6, 3, 0, new long[0], new long[0])), null);
     o.created(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(7), new Ops.NewUser(7, 4)), null);
     o.deleted(io.eyrie.core.ObjId.valueOf(7));
-    ChirperOracle r = new ChirperOracle();
+    ChirperOracle r = oracle();
     r.restore(o.snapshot());
     assertEquals(9, r.communityOf(5));
     assertEquals(3, r.communityOf(6));

@@ -13,6 +13,8 @@ import java.util.Collection;
  *
  * <p>Like every replicated state machine, the code must be deterministic: no clock, no
  * randomness, no iteration over hash-ordered collections that could differ between replicas.
+ * The partition's replicated state is its objects: they are what moves and what snapshots hold,
+ * so keep no other state in fields of the subclass.
  *
  * <pre>{@code
  * public final class BankServer extends StateMachine {
