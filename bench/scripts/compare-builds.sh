@@ -33,5 +33,8 @@ for b in "${builds[@]}"; do
   run "${b%%=*}-dssmr" "${b#*=}" io.eyrie.bench.DssmrOpsBenchmark --warmup 5 --duration 15
 done
 for b in "${builds[@]}"; do
-  run "${b%%=*}-table1" "${b#*=}" io.eyrie.chirper.Table1 "${cell[@]}" --out "$out/table1-${b%%=*}"
+  jar=${b#*=}
+  table1=io.eyrie.bench.Table1 # io.eyrie.chirper.Table1 in builds before the package move
+  unzip -l "$jar" | grep -q 'io/eyrie/bench/Table1.class' || table1=io.eyrie.chirper.Table1
+  run "${b%%=*}-table1" "$jar" "$table1" "${cell[@]}" --out "$out/table1-${b%%=*}"
 done
