@@ -8,8 +8,8 @@
     --independent       values are [key value] tuples: check each key separately
                         (chosen automatically when every :write value is a tuple)
     --time-limit SECS   search budget (per key), default 60
-  Prints the result map and exits 0 when valid, 1 when invalid, 2 when unknown, and 3
-  on a usage or input error."
+  Prints the result map and exits 0 when valid, 1 when invalid, 4 when unknown, 2 on a wrong command line and 3
+  on an unreadable input."
   (:require [clojure.pprint :as pprint]
             [eyrie.jepsen.history :as h]
             [eyrie.jepsen.independent :as independent]
@@ -44,16 +44,16 @@
     (and (seq writes) (every? #(independent/tuple? (:value %)) writes))))
 
 (defn exit-code
-  "0 for valid, 1 for invalid, 2 for unknown."
+  "0 for valid, 1 for invalid, 4 for unknown (2 is a wrong command line, 3 an unreadable file)."
   [valid?]
-  (case valid? true 0, false 1, 2))
+  (case valid? true 0, false 1, 4))
 
 (defn run
   "Runs the check for command-line args, printing the result. Returns the exit code."
   [args]
   (let [{:keys [error file time-limit-ms independent?]} (parse-args args)]
     (if error
-      (do (binding [*out* *err*] (println error)) 3)
+      (do (binding [*out* *err*] (println error)) 2)
       (let [history (try (h/read-any file)
                          (catch Exception e
                            (binding [*out* *err*]

@@ -7,7 +7,7 @@
   workload's generator with the nemesis's for --time-limit seconds; heal every fault, wait
   --recovery seconds and run the final generator (final reads); stop everything; write
   history.edn, check it, write results.edn, the reports and the `latest` links.
-  Exit code: 0 valid, 1 invalid, 2 unknown, 3 usage or setup error."
+  Exit code: 0 valid, 1 invalid, 2 wrong command line, 3 setup error, 4 unknown."
   (:require [clojure.java.io :as io]
             [clojure.pprint :as pprint]
             [clojure.string :as str]
@@ -219,7 +219,7 @@
     (gen/clients (:final-generator workload))))
 
 (defn- verdict-code [valid?]
-  (cond (true? valid?) 0 (false? valid?) 1 :else 2))
+  (cond (true? valid?) 0 (false? valid?) 1 :else 4))
 
 (defn run-test!
   "Runs one test; returns {:test t :results r :exit code}."
@@ -309,13 +309,13 @@
 
 (defn run-cli
   "Runs a command line; returns the exit code. A wrong command line is refused with one line on
-  stderr and exit 3 (this harness's usage/setup code: 2 already means an unknown verdict)
-  before anything starts; `--help` prints the usage and returns 0."
+  stderr and exit 2 before anything starts (as every Eyrie command does); `--help` prints the
+  usage and returns 0. Other codes: 0 valid, 1 invalid, 3 setup error, 4 unknown verdict."
   [args]
   (let [usage-error (fn [msg]
                       (binding [*out* *err*]
                         (println (str "bin/jepsen: " msg " (bin/jepsen --help shows the usage)")))
-                      3)]
+                      2)]
     (try
       (case (first args)
         ("--help" "-h" "help") (do (println usage) 0)

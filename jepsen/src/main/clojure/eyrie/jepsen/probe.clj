@@ -11,7 +11,7 @@
   the delete at the partition, returns the old value: not linearizable.
 
   The ops land in store/probe-f1/<timestamp>/history.edn and are checked by the kv checker
-  (results.edn). Exit code: 0 valid, 1 invalid (F1 seen), 2 unknown, 3 setup error."
+  (results.edn). Exit code: 0 valid, 1 invalid (F1 seen), 4 unknown, 3 setup error."
   (:require [clojure.java.io :as io]
             [clojure.pprint :as pprint]
             [eyrie.jepsen.db :as db]
@@ -123,4 +123,4 @@
       (h/write-history! (io/file dir "history.edn") history)
       (with-open [w (io/writer (io/file dir "results.edn"))] (pprint/pprint results w))
       (util/log "probe-f1: valid?" (:valid? results) "failures" (pr-str (:failures results)) "—" (.getPath dir))
-      (cond (true? (:valid? results)) 0 (false? (:valid? results)) 1 :else 2))))
+      (cond (true? (:valid? results)) 0 (false? (:valid? results)) 1 :else 4))))

@@ -34,11 +34,11 @@
       (let [{:keys [code out]} (run bad)]
         (is (= 1 code))
         (is (str/includes? out "can't read 2 from register 1"))))
-    (testing "unknown: exit 2"
-      (is (= 2 (:code (run "--time-limit" "0" slow)))))
-    (testing "usage errors: exit 3"
-      (is (= 3 (:code (run))))
-      (is (= 3 (:code (run "--bogus" good))))
+    (testing "unknown: exit 4"
+      (is (= 4 (:code (run "--time-limit" "0" slow)))))
+    (testing "usage errors: exit 2; an unreadable file: exit 3"
+      (is (= 2 (:code (run))))
+      (is (= 2 (:code (run "--bogus" good))))
       (is (= 3 (:code (run "/no/such/history.edn")))))))
 
 (deftest independent-histories

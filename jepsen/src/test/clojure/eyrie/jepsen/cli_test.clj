@@ -1,6 +1,6 @@
 (ns eyrie.jepsen.cli-test
   "bin/jepsen's command line: --help answers with the usage and exit 0, a wrong option or
-  command is refused with one line and exit 3, and neither starts a test."
+  command is refused with one line and exit 2, and neither starts a test."
   (:require [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [eyrie.jepsen.core :as core]))
@@ -31,7 +31,7 @@
                 ["nope"] []]]
     (let [[code _ err started] (run args)]
       (testing (pr-str args)
-        (is (= 3 code))
+        (is (= 2 code))
         (is (= 1 (count (str/split-lines err))) err)
         (is (empty? started))))))
 
