@@ -40,8 +40,10 @@ public final class RatisSupport {
    * Netty server handles each request on its event-loop thread and blocks it until the write
    * commits (client requests) or the follower's log is synced (appendEntries); Netty's default
    * of two per core leaves a few threads shared by every group's appends and by the channel
-   * batches that wait for their commits, so groups wait on each other. Measured with {@code
-   * bin/bench multicast} on 2 cores (bench/RESULTS.md).
+   * batches that wait for their commits, so groups wait on each other. Issue 15 measured 32
+   * against the default (4 on 2 cores): 2-group multicast 2.2 times faster, 4-group 1.4 times,
+   * raw Ratis 1.6 times; 8, 16 and 64 are still to be compared ({@code bin/bench multicast
+   * --event-loop-threads N}).
    */
   public static final int EVENT_LOOP_THREADS_DEFAULT = 32;
 
