@@ -328,8 +328,9 @@ public final class MulticastBenchmark {
         .append(" cores (everything, clients included, shares them). ")
         .append(String.format(Locale.ROOT, "%d clients x %d outstanding, %d s warm-up, %d s measured, 64-byte payloads; ",
             clients, window, warmup, duration))
-        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers; the last rows are DS-SMR ")
-        .append("through the public client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n")
+        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers")
+        .append(rows.stream().anyMatch(r -> r.name().startsWith("transfers")) ? "; the DS-SMR rows go through the public "
+            + "client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n" : ".\n\n")
         .append("CPU per op is the process CPU time (servers and clients: one JVM) over the measured window divided by ")
         .append("the operations completed in it; log entries per op counts Ratis log entries (client-start entries plus ")
         .append("channel batches; one per op for raw Ratis; not counted for DS-SMR).\n\n")
