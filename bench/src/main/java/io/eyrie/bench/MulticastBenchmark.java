@@ -8,6 +8,7 @@ import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
+import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeTraffic;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -39,15 +40,56 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  *
  * <pre>
  * bin/bench multicast [--duration 20] [--warmup 5] [--clients 8] [--window 16] [--out bench/results]
+ *     [--isolated 300] [--dssmr true] [--raw true] [--groups 1,2,4] [--event-loop-threads N] [--channel-window W]
+ *     [--submit-in-flight F]
  * </pre>
+ *
+ * <p>{@code --isolated} multicasts one at a time per group count (0 skips that phase); {@code
+ * --dssmr false} skips the DS-SMR phases, {@code --raw false} the raw Ratis one; {@code --groups}
+ * chooses the loaded multicast phases (for profiling one); the last three override Eyrie's defaults (for
+ * choosing them by measurement).
  */
 public final class MulticastBenchmark {
 
-  /** One measured phase: throughput, latency percentiles (ms), errors and a cost description. */
-  public record Row(String name, int groups, double opsPerSec, double p50, double p99, long errors, String cost) {}
+  /**
+   * One measured phase: throughput, latency percentiles (ms), errors, a cost description, the
+   * process CPU time per operation over the measured window (ms, every thread of this JVM:
+   * servers and clients), and Ratis log entries per operation (NaN where not counted).
+   */
+  public record Row(String name, int groups, double opsPerSec, double p50, double p99, long errors, String cost,
+      double cpuMsPerOp, double entriesPerOp) {
+    /** A row without CPU and log-entry figures. */
+    public Row(String name, int groups, double opsPerSec, double p50, double p99, long errors, String cost) {
+      this(name, groups, opsPerSec, p50, p99, errors, cost, Double.NaN, Double.NaN);
+    }
+  }
+
+  /** Process CPU time of this JVM in nanoseconds (all threads), or -1 if the JVM cannot say. */
+  public static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+  }
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = parse(args);
+    if (o.containsKey("event-loop-threads")) {
+      // Before anything loads the shaded Netty (for comparing settings, one JVM per setting).
+      System.setProperty(io.eyrie.multicast.internal.RatisSupport.EVENT_LOOP_THREADS_PROPERTY, o.get("event-loop-threads"));
+    }
+    io.eyrie.multicast.internal.RatisSupport.configureNetty();
+    boolean dssmr = Boolean.parseBoolean(o.getOrDefault("dssmr", "true"));
+    int isolated = Integer.parseInt(o.getOrDefault("isolated", "300"));
+    boolean rawPhase = Boolean.parseBoolean(o.getOrDefault("raw", "true"));
+    int[] groupCounts = java.util.Arrays.stream(o.getOrDefault("groups", "1,2,4").split(","))
+        .mapToInt(Integer::parseInt).toArray();
+    NodeOptions.Builder nob = NodeOptions.newBuilder();
+    if (o.containsKey("channel-window")) {
+      nob.channelWindow(Integer.parseInt(o.get("channel-window")));
+    }
+    if (o.containsKey("submit-in-flight")) {
+      nob.submitInFlight(Integer.parseInt(o.get("submit-in-flight")));
+    }
+    NodeOptions nodeOptions = nob.build();
     int duration = Integer.parseInt(o.getOrDefault("duration", "20"));
     int warmup = Integer.parseInt(o.getOrDefault("warmup", "5"));
     int clients = Integer.parseInt(o.getOrDefault("clients", "8"));
@@ -57,9 +99,12 @@ public final class MulticastBenchmark {
     new Random(1).nextBytes(payload);
     List<Row> rows = new ArrayList<>();
 
-    System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured%n", clients, window,
-        warmup, duration);
-    try (RawRatisBaseline raw = new RawRatisBaseline()) {
+    System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured; %s=%s, channel window %d,"
+        + " submit in flight %d%n", clients, window, warmup, duration,
+        io.eyrie.multicast.internal.RatisSupport.EVENT_LOOP_THREADS_PROPERTY,
+        System.getProperty(io.eyrie.multicast.internal.RatisSupport.EVENT_LOOP_THREADS_PROPERTY),
+        nodeOptions.channelWindow(), nodeOptions.submitInFlight());
+    if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline()) {
       List<RaftClient> rc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
         rc.add(raw.newClient());
@@ -67,18 +112,20 @@ public final class MulticastBenchmark {
       Message msg = Message.valueOf(ByteString.copyFrom(payload));
       AtomicInteger rr = new AtomicInteger();
       rows.add(phase("raw Ratis, no-op SM", 1, clients * window, warmup, duration,
-          () -> raw.send(rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())), msg), () -> "1 log entry per op"));
+          () -> raw.send(rc.get(Math.floorMod(rr.getAndIncrement(), rc.size())), msg), () -> "1 log entry per op",
+          null));
       closeInBackground(rc);
     }
 
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4)
+    List<Row> isolatedRows = new ArrayList<>();
+    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(nodeOptions)
         .deliverers(new EchoDeliverers()).start()) {
       List<MulticastClient> mc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
         mc.add(cluster.newClient());
       }
       List<GroupId> groups = new ArrayList<>(cluster.cluster().groupIds());
-      for (int k : new int[] {1, 2, 4}) {
+      for (int k : groupCounts) {
         System.out.printf("multicast to %d group(s)%n", k);
         AtomicInteger rr = new AtomicInteger();
         Map<String, Long> before = traffic(cluster);
@@ -97,12 +144,20 @@ public final class MulticastBenchmark {
           return String.format(Locale.ROOT, "%.3f start entries, %.3f channel batches, %.2f channel items, %.0f channel bytes per op",
               (after.get("entries") - before.get("entries")) / ops, (after.get("batches") - before.get("batches")) / ops,
               (after.get("items") - before.get("items")) / ops, (after.get("bytes") - before.get("bytes")) / ops);
-        });
+        }, () -> logEntries(cluster));
         rows.add(row);
+      }
+      if (isolated > 0) {
+        for (int k : new int[] {1, 2, 4}) {
+          isolatedRows.add(isolated(cluster, mc.get(0), groups, k, isolated, payload));
+        }
       }
       closeInBackground(mc);
     }
-    rows.addAll(DssmrOpsBenchmark.run(clients, window, warmup, duration));
+    if (dssmr) {
+      rows.addAll(DssmrOpsBenchmark.run(clients, window, warmup, duration));
+    }
+    rows.addAll(isolatedRows);
     write(out, rows, clients, window, warmup, duration);
     System.exit(0);
   }
@@ -136,9 +191,71 @@ public final class MulticastBenchmark {
     return m;
   }
 
+  /** Ratis log entries written through the nodes' traffic counters: start entries plus channel batches. */
+  public static long logEntries(EmbeddedCluster c) {
+    Map<String, Long> t = traffic(c);
+    return t.get("entries") + t.get("batches");
+  }
+
+  /**
+   * One multicast at a time (the next starts when the previous one answered) to {@code k}
+   * random groups: the latency of the protocol itself, without queueing. A short warm-up of
+   * 20 multicasts is not measured.
+   */
+  static Row isolated(EmbeddedCluster cluster, MulticastClient c, List<GroupId> groups, int k, int count, byte[] payload)
+      throws Exception {
+    System.out.printf("isolated multicast to %d group(s): %d one at a time%n", k, count);
+    Latencies lat = new Latencies();
+    long errors = 0;
+    long entries0 = 0;
+    long cpu0 = 0;
+    long t0 = 0;
+    Random r = new Random(k);
+    for (int i = -20; i < count; i++) {
+      if (i == 0) {
+        entries0 = logEntries(cluster);
+        cpu0 = processCpuNanos();
+        t0 = System.nanoTime();
+      }
+      TreeSet<GroupId> dests = new TreeSet<>();
+      while (dests.size() < k) {
+        dests.add(groups.get(r.nextInt(groups.size())));
+      }
+      long s = System.nanoTime();
+      try {
+        c.multicast(dests, payload).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        if (i >= 0) {
+          lat.add(System.nanoTime() - s);
+        }
+      } catch (Exception e) {
+        if (i >= 0) {
+          errors++;
+        }
+      }
+    }
+    double secs = (System.nanoTime() - t0) / 1e9;
+    double[] q = lat.quantilesMs(0, 0.5, 0.99);
+    Row row = new Row("isolated multicast (one at a time)", k, count / secs, q[0], q[1], errors,
+        "one outstanding multicast", (processCpuNanos() - cpu0) / 1e6 / count,
+        (logEntries(cluster) - entries0) / (double) count);
+    System.out.printf(Locale.ROOT, "  => p50 %.2f ms, p99 %.2f ms, errors %d, %.2f ms CPU and %.2f log entries per op%n",
+        row.p50(), row.p99(), row.errors(), row.cpuMsPerOp(), row.entriesPerOp());
+    return row;
+  }
+
   /** Runs a closed loop with a fixed number of operations outstanding; measures after warm-up. */
   public static Row phase(String name, int groups, int outstanding, int warmupS, int durationS,
       Supplier<CompletableFuture<?>> op, Supplier<String> cost) {
+    return phase(name, groups, outstanding, warmupS, durationS, op, cost, null);
+  }
+
+  /**
+   * Runs a closed loop with a fixed number of operations outstanding; measures after warm-up,
+   * with process CPU time and, if {@code logEntries} (a running count of Ratis log entries) is
+   * given, log entries per operation; without it a phase counts one entry per operation.
+   */
+  public static Row phase(String name, int groups, int outstanding, int warmupS, int durationS,
+      Supplier<CompletableFuture<?>> op, Supplier<String> cost, Supplier<Long> logEntries) {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicBoolean measuring = new AtomicBoolean();
     AtomicLong done = new AtomicLong();
@@ -169,6 +286,8 @@ public final class MulticastBenchmark {
       launch[0].run();
     }
     sleepS(warmupS);
+    long entries0 = logEntries == null ? 0 : logEntries.get();
+    long cpu0 = processCpuNanos();
     measuring.set(true);
     long t0 = System.nanoTime();
     for (int s = 0; s < durationS; s++) {
@@ -177,6 +296,8 @@ public final class MulticastBenchmark {
     }
     measuring.set(false);
     double secs = (System.nanoTime() - t0) / 1e9;
+    long cpu = processCpuNanos() - cpu0;
+    long entries = logEntries == null ? -1 : logEntries.get() - entries0;
     String c = cost.get();
     stop.set(true);
     long deadline = System.nanoTime() + 30_000_000_000L;
@@ -184,10 +305,11 @@ public final class MulticastBenchmark {
       LockSupport.parkNanos(10_000_000L);
     }
     double[] q = lat.quantilesMs(0, 0.5, 0.99);
+    double n = Math.max(1, done.get());
     Row row = new Row(name, groups, done.get() / secs, q[0], q[1], errors.get(),
-        c);
-    System.out.printf("  => %.0f ops/s, p50 %.2f ms, p99 %.2f ms, errors %d; %s%n", row.opsPerSec(), row.p50(),
-        row.p99(), row.errors(), row.cost());
+        c, cpu0 < 0 ? Double.NaN : cpu / 1e6 / n, logEntries == null ? Double.NaN : entries / n);
+    System.out.printf(Locale.ROOT, "  => %.0f ops/s, p50 %.2f ms, p99 %.2f ms, errors %d, %.2f ms CPU/op, %.3f log entries/op;"
+        + " %s%n", row.opsPerSec(), row.p50(), row.p99(), row.errors(), row.cpuMsPerOp(), row.entriesPerOp(), row.cost());
     return row;
   }
 
@@ -201,28 +323,65 @@ public final class MulticastBenchmark {
   private static void write(Path dir, List<Row> rows, int clients, int window, int warmup, int duration)
       throws IOException {
     Files.createDirectories(dir);
-    StringBuilder csv = new StringBuilder("name,groups,ops_per_sec,p50_ms,p99_ms,errors,cost\n");
+    StringBuilder csv = new StringBuilder("name,groups,ops_per_sec,p50_ms,p99_ms,errors,cpu_ms_per_op,log_entries_per_op,cost\n");
     StringBuilder md = new StringBuilder("# Multicast benchmark\n\n");
     md.append("Run ").append(Instant.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
         .append(" cores (everything, clients included, shares them). ")
         .append(String.format(Locale.ROOT, "%d clients x %d outstanding, %d s warm-up, %d s measured, 64-byte payloads; ",
             clients, window, warmup, duration))
-        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers; the last rows are DS-SMR ")
-        .append("through the public client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n")
-        .append("| path | groups | ops/s | p50 ms | p99 ms | errors | cost per op |\n|---|---|---|---|---|---|---|\n");
+        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers")
+        .append(rows.stream().anyMatch(r -> r.name().startsWith("transfers")) ? "; the DS-SMR rows go through the public "
+            + "client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n" : ".\n\n")
+        .append("CPU per op is the process CPU time (servers and clients: one JVM) over the measured window divided by ")
+        .append("the operations completed in it; log entries per op counts Ratis log entries (client-start entries plus ")
+        .append("channel batches; one per op for raw Ratis; not counted for DS-SMR).\n\n")
+        .append("| path | groups | ops/s | p50 ms | p99 ms | errors | CPU ms/op | log entries/op | cost per op |\n")
+        .append("|---|---|---|---|---|---|---|---|---|\n");
     double raw = rows.get(0).opsPerSec();
+    boolean hasRaw = rows.get(0).name().startsWith("raw");
     for (Row r : rows) {
-      csv.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.3f,%.3f,%d,\"%s\"%n", r.name(), r.groups(), r.opsPerSec(),
-          r.p50(), r.p99(), r.errors(), r.cost()));
-      md.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.2f | %.2f | %d | %s |%n", r.name(), r.groups(),
-          r.opsPerSec(), r.p50(), r.p99(), r.errors(), r.cost()));
+      csv.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.3f,%.3f,%d,%.3f,%.3f,\"%s\"%n", r.name(), r.groups(),
+          r.opsPerSec(), r.p50(), r.p99(), r.errors(), r.cpuMsPerOp(), r.entriesPerOp(), r.cost()));
+      md.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.2f | %.2f | %d | %s | %s | %s |%n", r.name(), r.groups(),
+          r.opsPerSec(), r.p50(), r.p99(), r.errors(), fmt(r.cpuMsPerOp(), "%.2f"), fmt(r.entriesPerOp(), "%.3f"),
+          r.cost()));
     }
-    md.append(String.format(Locale.ROOT, "%nOne-group multicast / raw Ratis throughput: **%.2f** (target at least 0.70).%n",
-        rows.get(1).opsPerSec() / raw));
+    Row m1 = find(rows, "multicast", 1);
+    Row m2 = find(rows, "multicast", 2);
+    Row m4 = find(rows, "multicast", 4);
+    if (m1 != null && m2 != null && m4 != null) {
+      md.append(String.format(Locale.ROOT, "%nMulti-group / 1-group multicast in this run: throughput 2 groups **%.2f** "
+          + "(target at least 0.45), 4 groups **%.2f** (target at least 0.22); CPU per op 2 groups **%.2fx** (target at "
+          + "most 2.2x); log entries per 2-group op **%.3f** (target at most 0.5).%n", m2.opsPerSec() / m1.opsPerSec(),
+          m4.opsPerSec() / m1.opsPerSec(), m2.cpuMsPerOp() / m1.cpuMsPerOp(), m2.entriesPerOp()));
+    }
+    Row i1 = find(rows, "isolated multicast (one at a time)", 1);
+    Row i4 = find(rows, "isolated multicast (one at a time)", 4);
+    if (i1 != null && i4 != null) {
+      md.append(String.format(Locale.ROOT, "%nIsolated latency p50, 4 groups / 1 group: **%.2fx** (target at most 3x).%n",
+          i4.p50() / i1.p50()));
+    }
+    if (hasRaw && rows.size() > 1) {
+      md.append(String.format(Locale.ROOT, "%nOne-group multicast / raw Ratis throughput: **%.2f** (target at least 0.70).%n",
+          rows.get(1).opsPerSec() / raw));
+    }
     Files.writeString(dir.resolve("multicast.csv"), csv, StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("multicast.md"), md, StandardCharsets.UTF_8);
     System.out.println();
     System.out.println(md);
+  }
+
+  private static Row find(List<Row> rows, String name, int groups) {
+    for (Row r : rows) {
+      if (r.name().equals(name) && r.groups() == groups) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static String fmt(double v, String f) {
+    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, f, v);
   }
 
   static Map<String, String> parse(String[] args) {

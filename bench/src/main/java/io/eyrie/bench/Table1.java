@@ -87,11 +87,12 @@ public final class Table1 {
    * @param channelBatches Ratis requests between groups per command
    * @param channelItems messages between groups per command
    * @param channelBytes bytes between groups per command
+   * @param cpuMsPerCmd process CPU time (ms; servers and clients share the JVM) per command in the window
    * @param samples per-second samples of warm-up and window
    */
   record Cell(String workload, int partitions, String mode, double tput, double p50, double p99, long completed,
       long timeouts, double movesPerSec, double multiShare, double startEntries, double channelBatches,
-      double channelItems, double channelBytes, List<LoadRunner.Sample> samples) {
+      double channelItems, double channelBytes, double cpuMsPerCmd, List<LoadRunner.Sample> samples) {
 
     double logEntries() {
       return startEntries + channelBatches;
@@ -202,8 +203,9 @@ public final class Table1 {
           }
           cells.add(c);
           out.printf(Locale.ROOT, "    %.0f cmd/s, p50 %.1f ms, p99 %.1f ms, %.1f moves/s, %.1f%% multi-partition,"
-              + " %.2f log entries, %.2f channel items and %.0f bytes per command%n", c.tput(), c.p50(), c.p99(),
-              c.movesPerSec(), 100 * c.multiShare(), c.logEntries(), c.channelItems(), c.channelBytes());
+              + " %.2f ms CPU, %.2f log entries, %.2f channel items and %.0f bytes per command%n", c.tput(), c.p50(),
+              c.p99(), c.movesPerSec(), 100 * c.multiShare(), c.cpuMsPerCmd(), c.logEntries(), c.channelItems(),
+              c.channelBytes());
           writeCsv(o.out().resolve("table1.csv"), cells, baseline);
         }
       }
@@ -287,10 +289,12 @@ public final class Table1 {
           samples.addAll(wr.samples());
         }
         Map<String, Long> before = MulticastBenchmark.traffic(cluster);
+        long cpu0 = MulticastBenchmark.processCpuNanos();
         LoadRunner.Result r = new LoadRunner(clients, new OpGenerator(w, graph),
             new LoadRunner.Config(Duration.ofSeconds(o.duration()), o.window(), Duration.ofSeconds(31), o.seed() + 1))
             .onSecond(quiet).run();
         Map<String, Long> after = MulticastBenchmark.traffic(cluster);
+        long cpu = MulticastBenchmark.processCpuNanos() - cpu0;
         for (LoadRunner.Sample s : r.samples()) {
           samples.add(new LoadRunner.Sample(s.second() + warm, s.commands(), s.moves(), s.retries(), s.fallbacks(),
               s.failures(), s.directShare(), s.p50Ms(), s.p99Ms()));
@@ -303,7 +307,7 @@ public final class Table1 {
             r.throughput(), q[0], q[1], r.completedInWindow(), r.timeouts(), st.moves() / secs,
             multiShare(st.moves() + st.multiPartition(), st.commands()), (after.get("entries") - before.get("entries")) / cmds,
             (after.get("batches") - before.get("batches")) / cmds, (after.get("items") - before.get("items")) / cmds,
-            (after.get("bytes") - before.get("bytes")) / cmds, samples);
+            (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples);
       } finally {
         clients.forEach(ChirperClient::close);
       }
@@ -356,16 +360,16 @@ public final class Table1 {
   static void writeCsv(Path file, List<Cell> cells, MulticastBenchmark.Row baseline) throws Exception {
     StringBuilder sb = new StringBuilder("workload,partitions,mode,throughput,p50_ms,p99_ms,completed,timeouts,"
         + "moves_per_s,multi_partition_share,log_entries_per_cmd,start_entries_per_cmd,channel_batches_per_cmd,"
-        + "channel_items_per_cmd,channel_bytes_per_cmd\n");
+        + "channel_items_per_cmd,channel_bytes_per_cmd,cpu_ms_per_cmd\n");
     if (baseline != null) {
-      sb.append(String.format(Locale.ROOT, "raw-ratis-noop,1,baseline,%.1f,%.2f,%.2f,,%d,0,0,1,1,0,0,0%n",
-          baseline.opsPerSec(), baseline.p50(), baseline.p99(), baseline.errors()));
+      sb.append(String.format(Locale.ROOT, "raw-ratis-noop,1,baseline,%.1f,%.2f,%.2f,,%d,0,0,1,1,0,0,0,%.3f%n",
+          baseline.opsPerSec(), baseline.p50(), baseline.p99(), baseline.errors(), baseline.cpuMsPerOp()));
     }
     for (Cell c : cells) {
-      sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.2f,%.2f,%d,%d,%.2f,%.4f,%.3f,%.3f,%.3f,%.3f,%.1f%n",
+      sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.2f,%.2f,%d,%d,%.2f,%.4f,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f%n",
           c.workload(), c.partitions(), c.mode(), c.tput(), c.p50(), c.p99(), c.completed(), c.timeouts(),
           c.movesPerSec(), c.multiShare(), c.logEntries(), c.startEntries(), c.channelBatches(), c.channelItems(),
-          c.channelBytes()));
+          c.channelBytes(), c.cpuMsPerCmd()));
     }
     Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
   }
@@ -420,16 +424,17 @@ public final class Table1 {
     row(sb, o, "DS-SMR (paper, mean)", (w, p) -> paper(w, p, 3, -1, false));
     sb.append("\n## Cost per command (measured window)\n\n");
     sb.append("Ratis log entries = client-start entries + channel batches (Ratis requests between groups); items and"
-        + " bytes are what groups send each other (values of moved or S-SMR-exchanged objects, verdicts).\n\n");
-    sb.append("| workload | P | mode | log entries | start entries | channel batches | channel items | channel bytes |"
-        + " moves/s | multi-partition | timeouts |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        + " bytes are what groups send each other (values of moved or S-SMR-exchanged objects, verdicts). CPU is the"
+        + " process CPU time over the measured window (servers and clients share the JVM) per command.\n\n");
+    sb.append("| workload | P | mode | CPU ms | log entries | start entries | channel batches | channel items | channel bytes |"
+        + " moves/s | multi-partition | timeouts |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     if (baseline != null) {
-      sb.append(String.format(Locale.ROOT, "| raw Ratis, no-op SM (baseline: %.0f ops/s, p50 %.1f ms) | 1 | - | 1 | 1 |"
-          + " 0 | 0 | 0 | 0 | 0%% | %d |%n", baseline.opsPerSec(), baseline.p50(), baseline.errors()));
+      sb.append(String.format(Locale.ROOT, "| raw Ratis, no-op SM (baseline: %.0f ops/s, p50 %.1f ms) | 1 | - | %.2f | 1 | 1 |"
+          + " 0 | 0 | 0 | 0 | 0%% | %d |%n", baseline.opsPerSec(), baseline.p50(), baseline.cpuMsPerOp(), baseline.errors()));
     }
     for (Cell c : cells) {
-      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f | %.1f%% | %d |%n",
-          c.workload(), c.partitions(), c.mode(), c.logEntries(), c.startEntries(), c.channelBatches(),
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f | %.1f%% | %d |%n",
+          c.workload(), c.partitions(), c.mode(), c.cpuMsPerCmd(), c.logEntries(), c.startEntries(), c.channelBatches(),
           c.channelItems(), c.channelBytes(), c.movesPerSec(), 100 * c.multiShare(), c.timeouts()));
     }
     List<Cell> post = cells.stream().filter(c -> c.workload().equals("post") && c.mode().equals("dssmr")).toList();

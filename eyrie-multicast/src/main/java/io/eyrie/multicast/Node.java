@@ -51,6 +51,11 @@ public final class Node implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
 
+  static {
+    // Before any Ratis server or client loads the shaded Netty's event loops.
+    RatisSupport.configureNetty();
+  }
+
   private final ClusterConfig cluster;
   private final int nodeId;
   private final NodeOptions options;

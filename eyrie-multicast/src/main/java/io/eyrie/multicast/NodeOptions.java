@@ -19,10 +19,18 @@ public final class NodeOptions {
   public static final int MAX_FRAME_BYTES_DEFAULT = 4 << 20;
   /** Default maximum number of items in one channel batch. */
   public static final int CHANNEL_BATCH_MAX_ITEMS_DEFAULT = 1024;
-  /** Default number of channel batches in flight per channel. */
-  public static final int CHANNEL_WINDOW_DEFAULT = 4;
-  /** Default number of start batches in flight per group and node. */
-  public static final int SUBMIT_IN_FLIGHT_DEFAULT = 4;
+  /**
+   * Default number of channel batches in flight per channel. One: what accumulates while a batch
+   * is in flight goes out together in the next, so under load a batch carries many items (with
+   * 4, a 2-group multicast cost about one channel batch per operation; with 1, half as many and
+   * 60% less CPU per operation, bench/RESULTS.md, issue 15).
+   */
+  public static final int CHANNEL_WINDOW_DEFAULT = 1;
+  /**
+   * Default number of start batches in flight per group and node (with 4, about twice as many
+   * start entries per multi-group operation under load; bench/RESULTS.md, issue 15).
+   */
+  public static final int SUBMIT_IN_FLIGHT_DEFAULT = 2;
   /** Default maximum number of starts in one log entry. */
   public static final int SUBMIT_BATCH_MAX_DEFAULT = 512;
   /** Default time an idle client's records are kept, in log time. */

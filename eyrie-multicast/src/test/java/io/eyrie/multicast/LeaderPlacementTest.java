@@ -1,0 +1,93 @@
+package io.eyrie.multicast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.eyrie.multicast.internal.RatisSupport;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Group leaders spread over the nodes (Ratis priorities rotated by group), and leadership goes
+ * back to a group's preferred node after it failed and recovered, so that one node's threads do
+ * not carry every group.
+ */
+@Timeout(180)
+class LeaderPlacementTest {
+
+  @Test
+  void eachGroupHasOnePreferredMemberAndTheyRotateOverTheNodes() {
+    ClusterConfig.Builder b = ClusterConfig.newBuilder();
+    for (int n = 1; n <= 3; n++) {
+      b.node(n, "127.0.0.1", 20000 + n, 21000 + n);
+    }
+    b.group(GroupId.valueOf("oracle"), ClusterConfig.Kind.ORACLE, java.util.List.of(1, 2, 3));
+    for (int p = 0; p < 4; p++) {
+      b.group(GroupId.valueOf("p" + p), ClusterConfig.Kind.PARTITION, java.util.List.of(1, 2, 3));
+    }
+    ClusterConfig cluster = b.build();
+    TreeSet<Integer> preferred = new TreeSet<>();
+    for (GroupId g : cluster.groupIds()) {
+      RaftGroup rg = RatisSupport.raftGroup(cluster, g);
+      int top = 0;
+      for (RaftPeer p : rg.getPeers()) {
+        if (p.getPriority() > 0) {
+          top++;
+          assertEquals(RatisSupport.preferredLeader(cluster, g), RatisSupport.nodeId(p.getId()));
+        }
+      }
+      assertEquals(1, top, "one preferred member in " + g);
+      preferred.add(RatisSupport.preferredLeader(cluster, g));
+    }
+    assertEquals(cluster.nodes().keySet(), preferred, "every node is preferred by some group");
+  }
+
+  @Test
+  void leadersSettleOnTheirPreferredNodesAndReturnAfterAFailover() {
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
+        .options(NodeOptions.newBuilder().electionTimeoutMs(500, 1000).build())
+        .deliverers(new EchoDeliverers()).start()) {
+      c.awaitLeaders(Duration.ofSeconds(60));
+      awaitPreferred(c, Duration.ofSeconds(60));
+      GroupId g = c.cluster().partitions().get(0);
+      int victim = RatisSupport.preferredLeader(c.cluster(), g);
+      c.kill(victim);
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (c.leaderOf(g) == 0 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(20_000_000L);
+      }
+      assertNotEquals(0, c.leaderOf(g), "a new leader while the preferred node is down");
+      c.restart(victim);
+      awaitPreferred(c, Duration.ofSeconds(60));
+    }
+  }
+
+  /** Waits until every group is led by its preferred node; fails with the placement otherwise. */
+  private static void awaitPreferred(EmbeddedCluster c, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Map<GroupId, Integer> want = new TreeMap<>();
+    for (GroupId g : c.cluster().groupIds()) {
+      want.put(g, RatisSupport.preferredLeader(c.cluster(), g));
+    }
+    while (true) {
+      Map<GroupId, Integer> have = new TreeMap<>();
+      for (GroupId g : c.cluster().groupIds()) {
+        have.put(g, c.leaderOf(g));
+      }
+      if (have.equals(want)) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        assertEquals(want, have, "leaders on their preferred nodes");
+      }
+      LockSupport.parkNanos(50_000_000L);
+    }
+  }
+}
