@@ -150,6 +150,7 @@ public final class Node implements AutoCloseable {
       }
       this.endpoint = ClientEndpoint.start(self.host(), self.clientPort(), codec, new Handler(), options.maxFrameBytes());
       channels.start();
+      balancer.scheduleWithFixedDelay(this::balanceLeaders, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
     } catch (IOException | RuntimeException e) {
       closeQuietly();
       throw e;
@@ -350,6 +351,7 @@ public final class Node implements AutoCloseable {
    *     other member could take over)
    */
   public List<GroupId> handOffLeadership(java.time.Duration timeout) {
+    stopping = true;
     List<GroupId> led = new java.util.ArrayList<>();
     for (GroupId g : groups()) {
       if (isLeader(g)) {
@@ -409,7 +411,48 @@ public final class Node implements AutoCloseable {
     closed.complete(null);
   }
 
+  /*
+   * Leaders spread over the nodes: each group has a preferred node (RatisSupport.preferredLeader,
+   * rotated by group), and a node that leads a group preferred elsewhere hands it over, at once
+   * after start-up and again once the preferred node is back after a failover. Done with Ratis's
+   * leadership transfer rather than Ratis priorities: with priorities, Ratis refuses to transfer
+   * leadership to a lower-priority member, which a node shutting down must be able to do.
+   */
+  private final java.util.concurrent.ScheduledExecutorService balancer =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "eyrie-leader-balance");
+        t.setDaemon(true);
+        return t;
+      });
+  private final Map<GroupId, Long> nextBalance = new ConcurrentHashMap<>();
+  private volatile boolean stopping;
+
+  private void balanceLeaders() {
+    for (GroupId g : groups()) {
+      int preferred = RatisSupport.preferredLeader(cluster, g);
+      long now = System.nanoTime();
+      if (stopping || preferred == nodeId || !isLeader(g) || now < nextBalance.getOrDefault(g, 0L)) {
+        continue;
+      }
+      try {
+        RaftClientReply r = server.transferLeadership(new org.apache.ratis.protocol.TransferLeadershipRequest(
+            ClientId.randomId(), RatisSupport.peerId(nodeId), RatisSupport.raftGroupId(g), 0,
+            RatisSupport.peerId(preferred), 3000));
+        if (r.isSuccess()) {
+          LOG.info("node {}: handed the leadership of {} to its preferred node {}", nodeId, g, preferred);
+          continue;
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("node {}: node {} did not take the leadership of {}: {}", nodeId, preferred, g, e.toString());
+      }
+      // The preferred node is down or behind: try again later, not on every tick.
+      nextBalance.put(g, now + 10_000_000_000L);
+    }
+  }
+
   private void closeQuietly() {
+    stopping = true;
+    balancer.shutdownNow();
     try {
       if (endpoint != null) {
         endpoint.close();

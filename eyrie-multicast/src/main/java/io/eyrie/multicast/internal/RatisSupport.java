@@ -94,25 +94,24 @@ public final class RatisSupport {
   }
 
   /**
-   * The Ratis group of a group, with its members' Raft addresses and priorities: one member,
-   * rotated by the group's position in the cluster, has priority 1 and the others 0, so that
-   * the groups' leaders spread over the nodes (a node's threads do not carry every group). A
-   * Ratis leader hands leadership to a caught-up member of higher priority, so after a failover
-   * leadership goes back to the preferred member once it has recovered.
+   * The Ratis group of a group, with its members' Raft addresses (all of equal priority: a node
+   * moves leadership to the group's {@link #preferredLeader} itself, see {@code Node}).
    */
   public static RaftGroup raftGroup(ClusterConfig cluster, GroupId g) {
     List<RaftPeer> peers = new ArrayList<>();
     List<Integer> members = cluster.group(g).members();
-    int preferred = preferredLeader(cluster, g);
     for (int m : members) {
       ClusterConfig.NodeInfo n = cluster.node(m);
-      peers.add(RaftPeer.newBuilder().setId(peerId(m)).setAddress(n.host() + ":" + n.raftPort())
-          .setPriority(m == preferred ? 1 : 0).build());
+      peers.add(RaftPeer.newBuilder().setId(peerId(m)).setAddress(n.host() + ":" + n.raftPort()).build());
     }
     return RaftGroup.valueOf(raftGroupId(g), peers);
   }
 
-  /** The node a group's leadership is meant to be on (see {@link #raftGroup}). */
+  /**
+   * The node a group's leadership is meant to be on: rotated by the group's position in the
+   * cluster, so that the groups' leaders spread over the nodes (one node's threads do not carry
+   * every group's appends and channels).
+   */
   public static int preferredLeader(ClusterConfig cluster, GroupId g) {
     List<Integer> members = cluster.group(g).members();
     return members.get(Math.floorMod(preferredIndex(cluster, g), members.size()));
