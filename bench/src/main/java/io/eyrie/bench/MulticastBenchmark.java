@@ -74,9 +74,11 @@ public final class MulticastBenchmark {
     Map<String, String> o = parse(args);
     if (o.containsKey("event-loop-threads")) {
       // Before anything loads the shaded Netty (for comparing settings, one JVM per setting).
-      System.setProperty(io.eyrie.multicast.internal.RatisSupport.EVENT_LOOP_THREADS_PROPERTY, o.get("event-loop-threads"));
+      System.setProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY, o.get("event-loop-threads"));
     }
-    io.eyrie.multicast.internal.RatisSupport.configureNetty();
+    if (System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY) == null) {
+      System.setProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY, String.valueOf(NodeOptions.EVENT_LOOP_THREADS_DEFAULT));
+    }
     boolean dssmr = Boolean.parseBoolean(o.getOrDefault("dssmr", "true"));
     int isolated = Integer.parseInt(o.getOrDefault("isolated", "300"));
     boolean rawPhase = Boolean.parseBoolean(o.getOrDefault("raw", "true"));
@@ -101,8 +103,8 @@ public final class MulticastBenchmark {
 
     System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured; %s=%s, channel window %d,"
         + " submit in flight %d%n", clients, window, warmup, duration,
-        io.eyrie.multicast.internal.RatisSupport.EVENT_LOOP_THREADS_PROPERTY,
-        System.getProperty(io.eyrie.multicast.internal.RatisSupport.EVENT_LOOP_THREADS_PROPERTY),
+        NodeOptions.EVENT_LOOP_THREADS_PROPERTY,
+        System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY),
         nodeOptions.channelWindow(), nodeOptions.submitInFlight());
     if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline()) {
       List<RaftClient> rc = new ArrayList<>();

@@ -17,6 +17,15 @@ public final class NodeOptions {
   public static final int ELECTION_TIMEOUT_MAX_MS_DEFAULT = 2000;
   /** Default maximum client frame size, in bytes. */
   public static final int MAX_FRAME_BYTES_DEFAULT = 4 << 20;
+  /**
+   * System property giving the event-loop threads of every Ratis Netty server and client in the
+   * JVM; read once, when the first node or Ratis client starts. Eyrie sets it to
+   * {@link #EVENT_LOOP_THREADS_DEFAULT} unless it is set already (see docs/design.md and issue
+   * 15's measurements in bench/RESULTS.md).
+   */
+  public static final String EVENT_LOOP_THREADS_PROPERTY = "org.apache.ratis.thirdparty.io.netty.eventLoopThreads";
+  /** Default event-loop threads per Ratis Netty server and client. */
+  public static final int EVENT_LOOP_THREADS_DEFAULT = 32;
   /** Default maximum number of items in one channel batch. */
   public static final int CHANNEL_BATCH_MAX_ITEMS_DEFAULT = 1024;
   /**

@@ -33,7 +33,7 @@ public final class RatisSupport {
   private static final java.util.logging.Logger SHADED_NETTY_LOG = quiet("org.apache.ratis.thirdparty.io.netty");
 
   /** The system property giving the event-loop threads of each group of Ratis's shaded Netty. */
-  public static final String EVENT_LOOP_THREADS_PROPERTY = "org.apache.ratis.thirdparty.io.netty.eventLoopThreads";
+  public static final String EVENT_LOOP_THREADS_PROPERTY = io.eyrie.multicast.NodeOptions.EVENT_LOOP_THREADS_PROPERTY;
 
   /**
    * Event-loop threads per Ratis Netty server and client when the property is not set. Ratis's
@@ -45,7 +45,7 @@ public final class RatisSupport {
    * raw Ratis 1.6 times; 8, 16 and 64 are still to be compared ({@code bin/bench multicast
    * --event-loop-threads N}).
    */
-  public static final int EVENT_LOOP_THREADS_DEFAULT = 32;
+  public static final int EVENT_LOOP_THREADS_DEFAULT = io.eyrie.multicast.NodeOptions.EVENT_LOOP_THREADS_DEFAULT;
 
   static {
     configureNetty();
