@@ -201,6 +201,33 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
+   * Waits, for at most {@code timeout}, until every group is led by its preferred node (where
+   * the nodes' leader balancing puts it) if that node runs; returns quietly when the time is up.
+   * A cluster that has just started moves leaders within a second or two, and requests caught by
+   * such a move wait for retries: tests and demos start after it.
+   */
+  public void awaitPreferredLeaders(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      boolean settled = true;
+      for (GroupId g : cluster.groupIds()) {
+        int preferred = io.eyrie.multicast.internal.RatisSupport.preferredLeader(cluster, g);
+        if (isRunning(preferred) && leaderOf(g) != preferred) {
+          settled = false;
+          break;
+        }
+      }
+      if (settled) {
+        return;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L); // poll interval of a bounded wait
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+    }
+  }
+
+  /**
    * Waits until every group has a leader among the running nodes.
    *
    * @param timeout how long to wait
@@ -389,6 +416,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         try {
           c.restartAll();
           c.awaitLeaders(Duration.ofSeconds(60));
+          c.awaitPreferredLeaders(Duration.ofSeconds(15));
           if (app != null && app.readinessQuery() != null) {
             c.awaitAnswers(app.readinessQuery(), Duration.ofSeconds(60));
           }

@@ -98,10 +98,20 @@ public final class Node implements AutoCloseable {
     for (GroupId g : local) {
       routers.put(g, new ReplyRouter());
     }
-    channels.onSubmitFailure((start, t) -> {
+    channels.onSubmitFailure((group, start, t) -> {
       ReplyRouter r = routers.get(start.replyGroup());
-      if (r != null) {
+      if (r == null) {
+        return;
+      }
+      if (group.equals(start.replyGroup())) {
+        // The client hears at once and resends, perhaps through another node.
         r.fail(start.id(), t);
+      } else if (r.isWaiting(start.id())) {
+        // The reply group has (or will have) the message, undecided until this destination
+        // proposes: without the start here it would wait for the client's next attempt (3 s by
+        // default). Submit it again while a client still waits for the reply; groups drop
+        // duplicate starts.
+        channels.resubmitLater(group, start);
       }
     });
     Files.createDirectories(storage);

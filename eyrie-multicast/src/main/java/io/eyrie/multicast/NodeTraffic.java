@@ -10,6 +10,9 @@ package io.eyrie.multicast;
  * @param channelBytes encoded bytes of the channel batches
  * @param channelBacklog items in the outboxes of the channels this node sends (those of the
  *     groups it leads) that their receivers have not acknowledged yet: a gauge, not a counter
+ * @param startFailures starts whose submission to a group failed for good (the group had no
+ *     leader for longer than the Ratis client's retries, or refused the entry); a start to a
+ *     group other than its reply group is submitted again while a client still waits for it
  */
 public record NodeTraffic(long startEntries, long starts, long channelBatches, long channelItems,
-    long channelBytes, long channelBacklog) {}
+    long channelBytes, long channelBacklog, long startFailures) {}

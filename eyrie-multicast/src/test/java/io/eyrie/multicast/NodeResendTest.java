@@ -107,4 +107,36 @@ class NodeResendTest {
       }
     }
   }
+
+  /**
+   * A start that reached its reply group but not its other destination (that group had no
+   * leader for longer than the Ratis client retries) is submitted there again while the client
+   * waits: the message is delivered once the group is back, without any resend by the client.
+   * Before, the node gave up on that start, and the reply group held the message undecided until
+   * the client's next attempt (3 s later by default; never, for this raw client).
+   */
+  @Test
+  void aStartThatFailedAtAnotherDestinationIsSubmittedAgainWhileTheClientWaits() throws Exception {
+    // p0 on nodes 1 and 2, p1 on nodes 2 and 3: with node 3 down, p1 has no quorum.
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2).replication(2)
+        .deliverers((g, cl, codec) -> new GateDeliverer(g, new CountDownLatch(0), new AtomicInteger())).start()) {
+      c.awaitLeaders(Duration.ofSeconds(60));
+      c.kill(3);
+      Node n1 = c.node(1);
+      ClusterConfig.NodeInfo info = c.cluster().node(1);
+      Codec codec = new Codec(CodecRegistry.create());
+      Wire.Start both = new Wire.Start(MsgId.valueOf(0x5E5F, 0, 0), new GroupId[] {P0, P1}, P0, codec.encode(42L), 0);
+      try (RawConnection raw = new RawConnection(info.host(), info.clientPort(), codec)) {
+        raw.send(new Wire.ClientRequest(1, both));
+        Waits.until(Duration.ofSeconds(60), () -> n1.traffic().startFailures() > 0,
+            () -> "node 1's submission to p1 fails while p1 has no quorum");
+        c.restart(3);
+        Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, raw.receive(),
+            "one reply, without the client sending again");
+        assertEquals(1, r.requestId());
+        assertEquals(GroupState.OK, r.status(), r.error());
+        assertEquals(42L, codec.decode(r.body()));
+      }
+    }
+  }
 }

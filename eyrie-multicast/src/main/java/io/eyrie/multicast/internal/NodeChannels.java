@@ -15,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
@@ -46,7 +45,21 @@ public final class NodeChannels implements AutoCloseable {
   private final Map<ChannelSender, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker;
   private final ExecutorService pumps;
-  private volatile BiConsumer<Wire.Start, Throwable> submitFailed = (s, t) -> {};
+  private volatile SubmitFailureHandler submitFailed = (g, s, t) -> {};
+  private final java.util.concurrent.atomic.AtomicLong startFailures = new java.util.concurrent.atomic.AtomicLong();
+
+  /** What a node does with a start whose submission to one of its destination groups failed. */
+  @FunctionalInterface
+  public interface SubmitFailureHandler {
+    /**
+     * Called once per failed start and group.
+     *
+     * @param group the destination group the start could not be submitted to
+     * @param start the start
+     * @param failure why
+     */
+    void failed(GroupId group, Wire.Start start, Throwable failure);
+  }
   private volatile boolean closed;
 
   public NodeChannels(ClusterConfig cluster, int nodeId, Codec codec, NodeOptions options,
@@ -65,10 +78,33 @@ public final class NodeChannels implements AutoCloseable {
     return t;
   }
 
-  /** Sets what happens when a start could not be submitted to its reply group. */
-  public void onSubmitFailure(BiConsumer<Wire.Start, Throwable> handler) {
+  /**
+   * Sets what happens when a start could not be submitted to one of its destination groups (any
+   * of them, not only its reply group: a start missing at one destination leaves the message
+   * undecided at the others until it arrives).
+   */
+  public void onSubmitFailure(SubmitFailureHandler handler) {
     this.submitFailed = handler;
   }
+
+  /** Submits a start to one group again after a short pause (after a failed submission). */
+  public void resubmitLater(GroupId group, Wire.Start s) {
+    if (closed) {
+      return;
+    }
+    try {
+      ticker.schedule(() -> {
+        if (!closed) {
+          submitter(group).submit(s);
+        }
+      }, RESUBMIT_PAUSE_MS, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  /** The pause before a failed start is submitted again: about one leader election's worth of retries has passed. */
+  static final long RESUBMIT_PAUSE_MS = 100;
 
   /** Registers a hosted group's Ratis division and creates its channel senders. */
   public void attach(GroupId g, RaftServer.Division division) {
@@ -166,10 +202,9 @@ public final class NodeChannels implements AutoCloseable {
     return submitters.computeIfAbsent(g, k -> new Submitter(k,
         new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)), codec,
         options.submitInFlight(), options.submitBatchMax(), (List<Wire.Start> failed, Throwable t) -> {
+          startFailures.addAndGet(failed.size());
           for (Wire.Start s : failed) {
-            if (s.replyGroup().equals(k)) {
-              submitFailed.accept(s, t);
-            }
+            submitFailed.failed(k, s, t);
           }
         }));
   }
@@ -269,7 +304,7 @@ public final class NodeChannels implements AutoCloseable {
         }
       }
     }
-    return new NodeTraffic(entries, starts, batches, items, bytes, backlog);
+    return new NodeTraffic(entries, starts, batches, items, bytes, backlog, startFailures.get());
   }
 
   @Override
