@@ -164,8 +164,8 @@ final class ChannelSender {
       bytes.addAndGet(data.length);
       RaftClient c = client.get();
       c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
-        if (err != null) {
-          client.failed(c);
+        if (err != null || !reply.isSuccess()) {
+          client.failed(c); // see Submitter: a failed ordered client may refuse every later request
         }
         if (err == null && reply.isSuccess()) {
           ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();

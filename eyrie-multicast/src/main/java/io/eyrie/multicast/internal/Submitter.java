@@ -116,7 +116,9 @@ final class Submitter implements AutoCloseable {
       c = client.get();
       c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
         Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
-        if (err != null) {
+        if (failure != null) {
+          // Also for a failed reply (not only an exception): an ordered Ratis client whose
+          // request failed for good may refuse every later one, so start afresh.
           client.failed(c);
         }
         done(batch, failure);
