@@ -47,6 +47,21 @@ final class ChannelSender {
   private long lastAckSent = -1;
   private int inFlight;
   private long retryAfterNanos;
+  private long lastAckNanos;
+
+  /**
+   * A bare acknowledgement (an empty batch) only lets the other group trim its outbox towards
+   * this one, and it costs a log entry there and, with a window of one, holds back the next data
+   * batch for a consensus round. Data batches carry acknowledgements for free, so a bare one goes
+   * only when the unacknowledged items are many or old.
+   */
+  static final long BARE_ACK_ITEMS = 1024;
+  static final long BARE_ACK_INTERVAL_NANOS = 250_000_000L;
+
+  private boolean ackDue(long nextIn) {
+    return lastAckSent < 0 || nextIn - lastAckSent >= BARE_ACK_ITEMS
+        || System.nanoTime() - lastAckNanos >= BARE_ACK_INTERVAL_NANOS;
+  }
   final AtomicLong batches = new AtomicLong();
   final AtomicLong items = new AtomicLong();
   final AtomicLong bytes = new AtomicLong();
@@ -115,7 +130,8 @@ final class ChannelSender {
 
   /**
    * Sends what the window allows. On a tick, also sends a bare acknowledgement if the receiver
-   * has not yet been told how far this group has applied its items.
+   * has not yet been told how far this group has applied its items and the news is due
+   * ({@link #BARE_ACK_ITEMS}, {@link #BARE_ACK_INTERVAL_NANOS}).
    */
   void pump(boolean tick) {
     while (true) {
@@ -140,12 +156,13 @@ final class ChannelSender {
         if (!view.items.isEmpty()) {
           batch = new Wire.ChannelBatch(from, view.start, view.items.toArray(), nextIn);
           sent = view.start + view.items.size();
-        } else if (tick && inFlight == 0 && nextIn > lastAckSent) {
+        } else if (tick && inFlight == 0 && nextIn > lastAckSent && ackDue(nextIn)) {
           batch = new Wire.ChannelBatch(from, next, new Object[0], nextIn);
         } else {
           return;
         }
         lastAckSent = Math.max(lastAckSent, nextIn);
+        lastAckNanos = System.nanoTime();
         inFlight++;
         myEpoch = epoch;
       }
