@@ -36,10 +36,12 @@ public final class NodeOptions {
    */
   public static final int CHANNEL_WINDOW_DEFAULT = 1;
   /**
-   * Default number of start batches in flight per group and node (with 4, about twice as many
-   * start entries per multi-group operation under load; bench/RESULTS.md, issue 15).
+   * Default number of start batches in flight per group and node. One, like the channels: on an
+   * idle 2-core machine (bench/results/issue15-knobs.md) 1 against 2 gave 1.8x the 1-group and
+   * 1.5x the 2-group multicast throughput, with a third fewer log entries and CPU per operation;
+   * 4 was worse than 2.
    */
-  public static final int SUBMIT_IN_FLIGHT_DEFAULT = 2;
+  public static final int SUBMIT_IN_FLIGHT_DEFAULT = 1;
   /** Default maximum number of starts in one log entry. */
   public static final int SUBMIT_BATCH_MAX_DEFAULT = 512;
   /** Default time an idle client's records are kept, in log time. */
