@@ -88,8 +88,9 @@ class NodeResendTest {
         Wire.ClientReply pong = assertInstanceOf(Wire.ClientReply.class, raw.receive());
         assertEquals(3, pong.requestId());
         assertEquals(GroupState.OK, pong.status());
-        assertEquals(3, n1.traffic().starts() - startsBefore,
-            "starts submitted by node 1: hold to p0 and p1 once, ping to p2; the resend joined the first request");
+        assertEquals(2, n1.traffic().starts() - startsBefore,
+            "starts submitted by node 1: hold once (to its reply group p0 only: a 2-group message reaches p1 through"
+                + " p0's proposal), ping to p2; the resend joined the first request");
         gate.countDown();
         Map<Long, Wire.ClientReply> replies = new HashMap<>();
         for (int i = 0; i < 2; i++) {
@@ -117,19 +118,21 @@ class NodeResendTest {
    */
   @Test
   void aStartThatFailedAtAnotherDestinationIsSubmittedAgainWhileTheClientWaits() throws Exception {
-    // p0 on nodes 1 and 2, p1 on nodes 2 and 3: with node 3 down, p1 has no quorum.
-    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2).replication(2)
+    // p0 on nodes 1 and 2, p1 on nodes 2 and 3, p2 on nodes 3 and 1: with node 3 down, p1 and
+    // p2 have no quorum. (Three destinations: a 2-group message is submitted to its reply group
+    // only, and reaches the other through the reply group's proposal.)
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3).replication(2)
         .deliverers((g, cl, codec) -> new GateDeliverer(g, new CountDownLatch(0), new AtomicInteger())).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       c.kill(3);
       Node n1 = c.node(1);
       ClusterConfig.NodeInfo info = c.cluster().node(1);
       Codec codec = new Codec(CodecRegistry.create());
-      Wire.Start both = new Wire.Start(MsgId.valueOf(0x5E5F, 0, 0), new GroupId[] {P0, P1}, P0, codec.encode(42L), 0);
+      Wire.Start both = new Wire.Start(MsgId.valueOf(0x5E5F, 0, 0), new GroupId[] {P0, P1, P2}, P0, codec.encode(42L), 0);
       try (RawConnection raw = new RawConnection(info.host(), info.clientPort(), codec)) {
         raw.send(new Wire.ClientRequest(1, both));
         Waits.until(Duration.ofSeconds(60), () -> n1.traffic().startFailures() > 0,
-            () -> "node 1's submission to p1 fails while p1 has no quorum");
+            () -> "node 1's submissions to p1 and p2 fail while they have no quorum");
         c.restart(3);
         Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, raw.receive(),
             "one reply, without the client sending again");

@@ -191,8 +191,24 @@ public final class NodeChannels implements AutoCloseable {
     }
   }
 
-  /** Submits a client's start to every destination group's log. */
+  /**
+   * Submits a client's start to the destination groups' logs: to every destination, except for
+   * a message to two groups, which goes to its reply group only.
+   *
+   * <p>Why two is special: the reply group's proposal carries the whole start, and a group that
+   * receives a proposal for a message it does not know makes it pending as if the start had come
+   * (applying the watermark it carries). With two destinations A (reply) and B that costs no
+   * round: A orders the start (round 1), its proposal reaches B (round 2), B now has both
+   * timestamps, decides, delivers and sends its proposal and its started-signal to A together
+   * (round 3), as many rounds as when both got the start (starts, proposals, started-signal) and
+   * one start entry fewer per message. With more destinations the others would need one more
+   * round to exchange their proposals, so they all get the start.
+   */
   public void submit(Wire.Start s) {
+    if (s.dests().length == 2) {
+      submitter(s.replyGroup()).submit(s);
+      return;
+    }
     for (GroupId d : s.dests()) {
       submitter(d).submit(s);
     }
