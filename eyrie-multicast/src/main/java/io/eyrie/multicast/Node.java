@@ -444,6 +444,12 @@ public final class Node implements AutoCloseable {
       if (stopping || preferred == nodeId || !isLeader(g) || now < nextBalance.getOrDefault(g, 0L)) {
         continue;
       }
+      if (!caughtUp(g, preferred)) {
+        // A transfer to a node that is behind (just restarted, replaying or installing a
+        // snapshot) holds the group's writes until it catches up or the transfer times out;
+        // wait until it has caught up instead.
+        continue;
+      }
       try {
         RaftClientReply r = server.transferLeadership(new org.apache.ratis.protocol.TransferLeadershipRequest(
             ClientId.randomId(), RatisSupport.peerId(nodeId), RatisSupport.raftGroupId(g), 0,
@@ -457,6 +463,38 @@ public final class Node implements AutoCloseable {
       }
       // The preferred node is down or behind: try again later, not on every tick.
       nextBalance.put(g, now + 10_000_000_000L);
+    }
+  }
+
+  /** How far behind the leader's applied index a follower may be and still take the leadership. */
+  static final long TRANSFER_LAG_ENTRIES = 64;
+  /** How recently the leader must have heard from a follower that takes the leadership. */
+  static final long TRANSFER_SILENCE_MS = 500;
+
+  /**
+   * True if this node leads the group and the follower {@code to} answered recently and has
+   * nearly every entry this leader applied. Reads the leader's view of its followers (Ratis lists
+   * the followers' match indices and their RPC info in the same order).
+   */
+  private boolean caughtUp(GroupId g, int to) {
+    try {
+      org.apache.ratis.server.RaftServer.Division d = server.getDivision(RatisSupport.raftGroupId(g));
+      org.apache.ratis.server.DivisionInfo info = d.getInfo();
+      if (!info.isLeader()) {
+        return false;
+      }
+      long[] match = info.getFollowerMatchIndices();
+      var followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+      long applied = info.getLastAppliedIndex();
+      for (int i = 0; i < followers.size() && i < match.length; i++) {
+        var f = followers.get(i);
+        if (RatisSupport.nodeId(org.apache.ratis.protocol.RaftPeerId.valueOf(f.getId().getId())) == to) {
+          return f.getLastRpcElapsedTimeMs() <= TRANSFER_SILENCE_MS && match[i] >= applied - TRANSFER_LAG_ENTRIES;
+        }
+      }
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 
