@@ -41,8 +41,8 @@ import java.util.TreeMap;
  * the lightest eighth of the vertices (by weight, ties by id; the command's own objects are
  * spared) is evicted in one batch, which costs O(V log V) once per V/8 new vertices, so O(log V)
  * amortised per new vertex. At most {@link #maxEdgesPerVertex()} edges per vertex: a new edge at a
- * full vertex evicts that vertex's lightest edge (ties by the neighbour's id), at both of its
- * ends. New edges always get in, so a workload that changes is learnt; the price is churn at
+ * full vertex evicts that vertex's lightest edge (ties by a salted hash of the neighbour's id), at
+ * both of its ends. New edges always get in, so a workload that changes is learnt; the price is churn at
  * vertices with more than that many partners of similar weight.
  *
  * <p>Memory per vertex (64-bit JVM, compressed references) is about {@code 128 + 12 c} bytes,
@@ -110,6 +110,7 @@ public final class WorkloadGraph {
   private final HashMap<ObjId, Vertex> vertices = new HashMap<>();
   private double scale = 1.0;
   private long edges;
+  private long records;
 
   /** Creates a graph with the default bounds. */
   public WorkloadGraph() {
@@ -160,6 +161,7 @@ public final class WorkloadGraph {
     if (!(weight > 0) || Double.isInfinite(weight)) {
       throw new IllegalArgumentException("weight must be positive and finite: " + weight);
     }
+    records++;
     List<ObjId> distinct = distinct(objects);
     if (distinct.size() > maxVertices) {
       distinct = distinct.subList(0, maxVertices); // keeps the bound even for an absurd command
@@ -246,16 +248,34 @@ public final class WorkloadGraph {
       v.w = Arrays.copyOf(v.w, cap);
       return;
     }
+    // Ties (common: many edges of one command's weight) go by a hash of the neighbour's id salted
+    // with the number of records so far: deterministic, yet not always against the same ids (a
+    // fixed order would strip the low ids of their edges and fake a structure).
     int lightest = 0;
+    long lightestKey = tieKey(v.nbr[0]);
     for (int i = 1; i < v.deg; i++) {
-      if (v.w[i] < v.w[lightest] || v.w[i] == v.w[lightest] && v.nbr[i].id.compareTo(v.nbr[lightest].id) < 0) {
+      if (v.w[i] < v.w[lightest]) {
         lightest = i;
+        lightestKey = tieKey(v.nbr[i]);
+      } else if (v.w[i] == v.w[lightest]) {
+        long key = tieKey(v.nbr[i]);
+        if (key < lightestKey) {
+          lightest = i;
+          lightestKey = key;
+        }
       }
     }
     Vertex other = v.nbr[lightest];
     other.removeAt(other.indexOf(v));
     v.removeAt(lightest);
     edges--;
+  }
+
+  private long tieKey(Vertex v) {
+    long z = v.id.value() + records * 0x9E3779B97F4A7C15L;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
   }
 
   private static void append(Vertex v, Vertex to, double raw) {
