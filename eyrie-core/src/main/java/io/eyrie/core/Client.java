@@ -288,11 +288,12 @@ public final class Client implements AutoCloseable {
       return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
     }
     a.moved = true;
-    if (mode == Mode.SSMR) {
+    GroupId target = p.target();
+    if (mode == Mode.SSMR || target == null) {
+      // S-SMR by choice, or because the oracle sees no locality worth moving objects for.
       multiPartition.incrementAndGet();
       return call(where, where.first(), new Msgs.SsmrReq(a.cmd));
     }
-    GroupId target = p.target();
     TreeMap<GroupId, List<ObjId>> bySource = new TreeMap<>();
     p.locations().forEach((id, g) -> {
       if (!g.equals(target)) {

@@ -57,6 +57,8 @@ final class OracleServer implements Deliverer {
   private final ClusterConfig cluster;
   private final List<GroupId> partitions;
   private final Codec codec;
+  /** The learned placement (GRAPH mode), or null (the paper's rule). Not replicated. */
+  private final GraphPlacement graph;
 
   OracleServer(OracleStateMachine app, GroupId self, ClusterConfig cluster, Codec codec) {
     this.app = app;
@@ -64,6 +66,7 @@ final class OracleServer implements Deliverer {
     this.cluster = cluster;
     this.partitions = cluster.partitions();
     this.codec = codec;
+    this.graph = app.placement() == OracleStateMachine.Placement.GRAPH ? new GraphPlacement() : null;
     for (GroupId p : partitions) {
       load.putIfAbsent(p, 0L);
     }
@@ -75,6 +78,16 @@ final class OracleServer implements Deliverer {
 
   TreeMap<GroupId, Long> load() {
     return load;
+  }
+
+  /** The default target of a multi-partition command: see {@link OracleStateMachine#getTargetPartition}. */
+  GroupId defaultTarget(Map<ObjId, GroupId> where) {
+    return graph != null ? graph.target(where) : io.eyrie.core.protocol.Locations.mostCommon(where);
+  }
+
+  /** The learned placement, or null outside GRAPH mode (for tests). */
+  GraphPlacement graphPlacement() {
+    return graph;
   }
 
   GroupId locationOf(ObjId id) {
@@ -102,6 +115,10 @@ final class OracleServer implements Deliverer {
             return Prophecy.nok(id);
           }
           where.put(id, g);
+        }
+        if (graph != null && where.size() > 1) {
+          graph.observe(new ArrayList<>(where.keySet()));
+          graph.maybePlan(() -> locations, partitions);
         }
         return new Prophecy(Msgs.RETRY, where, app.getTargetPartition(where));
       }

@@ -3,7 +3,6 @@ package io.eyrie.oracle;
 import io.eyrie.core.ClusterAware;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Locations;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
@@ -29,10 +28,44 @@ import java.util.SortedMap;
  * consults and may use randomness.
  */
 public class OracleStateMachine implements Deliverer, ClusterAware {
+  /** How the default {@link #getTargetPartition} chooses where a multi-partition command's objects go. */
+  public enum Placement {
+    /** The paper's rule: the partition already holding most of them (fewest moves). */
+    PAPER,
+    /**
+     * Learned placement: the oracle's leader keeps a workload graph of the objects commands use
+     * together (from the consults it answers, decayed so that it follows a changing workload),
+     * computes a balanced partition of it every second in the background
+     * ({@link io.eyrie.oracle.placement.PlacementPlanner}), and gathers each command's objects
+     * where the plan puts most of them; when the graph shows no locality (moving would not
+     * reduce the cut) it answers no target, and the client runs such commands with S-SMR
+     * instead of moving objects. Needs no application hint. Not replicated: a new leader learns
+     * again; every move is still an ordinary linearizable move.
+     */
+    GRAPH
+  }
+
+  private final Placement placement;
   private OracleServer server;
 
-  /** Creates an oracle replica with an empty map. */
-  public OracleStateMachine() {}
+  /** Creates an oracle replica with an empty map and the paper's placement rule. */
+  public OracleStateMachine() {
+    this(Placement.PAPER);
+  }
+
+  /**
+   * Creates an oracle replica with an empty map.
+   *
+   * @param placement how the default {@link #getTargetPartition} chooses
+   */
+  public OracleStateMachine(Placement placement) {
+    this.placement = java.util.Objects.requireNonNull(placement, "placement");
+  }
+
+  /** Returns the placement rule this oracle was created with. */
+  public final Placement placement() {
+    return placement;
+  }
 
   @Override
   public final void init(GroupId self, ClusterConfig cluster, Codec codec) {
@@ -95,14 +128,16 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
 
   /**
    * Returns the partition where the objects of a multi-partition command should be gathered.
-   * Called for consults only (not replicated), so it may be random. The default picks the
-   * partition already holding most of them (fewest moves), ties broken at random.
+   * Called for consults only (not replicated), so it may be random. The default follows the
+   * oracle's {@link Placement}: under PAPER the partition already holding most of them (fewest
+   * moves), ties broken at random; under GRAPH the learned plan's choice.
    *
    * @param where the current partition of each object
-   * @return the target partition
+   * @return the target partition, or null to move nothing: the client then executes the command
+   *     with S-SMR on the partitions that hold its objects
    */
   protected GroupId getTargetPartition(Map<ObjId, GroupId> where) {
-    return Locations.mostCommon(where);
+    return server.defaultTarget(where);
   }
 
   /**

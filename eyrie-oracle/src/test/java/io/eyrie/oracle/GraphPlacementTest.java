@@ -1,0 +1,160 @@
+package io.eyrie.oracle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.Eyrie;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.testing.FakeExecutionContext;
+import io.eyrie.oracle.placement.PlacementPlanner;
+import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The oracle's GRAPH placement through its consults: it learns which objects are used together
+ * and gathers them where its balanced plan puts them, and it stops moving objects when the
+ * workload has no locality. No cluster: the oracle is driven with a fake execution context; only
+ * the background planner runs on its own thread, so the tests poll for its plan.
+ */
+@Timeout(60)
+class GraphPlacementTest {
+  static final GroupId P0 = OracleServerTest.P0;
+  static final GroupId P1 = OracleServerTest.P1;
+
+  final Codec codec = new Codec(Eyrie.registry());
+
+  OracleStateMachine graphOracle() {
+    OracleStateMachine o = new OracleStateMachine(OracleStateMachine.Placement.GRAPH);
+    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    return o;
+  }
+
+  /** Creates an object at a partition, as the protocol does (the partition's Begun, then the verdict). */
+  void create(OracleStateMachine o, long id, GroupId at) {
+    FakeExecutionContext c = new FakeExecutionContext(codec, OracleServerTest.ORACLE,
+        new Msgs.CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, OracleServerTest.ORACLE, at);
+    o.deliver(c);
+    c.receive(at, new Msgs.Begun(at));
+    o.resume(c);
+    assertEquals(at, o.locationOf(ObjId.valueOf(id)));
+  }
+
+  GroupId consult(OracleStateMachine o, long a, long b) {
+    Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.access("op", ObjId.valueOf(a), ObjId.valueOf(b))));
+    assertEquals(Msgs.RETRY, p.status());
+    return p.target();
+  }
+
+  /** Feeds consults from {@code workload} until {@code done} holds, failing after 30 s. */
+  static void feedUntil(Runnable workload, BooleanSupplier done, String what) {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        fail("timed out waiting for " + what);
+      }
+      workload.run();
+      LockSupport.parkNanos(20_000_000L); // poll interval of a bounded wait
+    }
+  }
+
+  PlacementPlanner.Plan plan(OracleStateMachine o) {
+    GraphPlacement g = serverOf(o).graphPlacement();
+    assertNotNull(g, "GRAPH mode has a learned placement");
+    return g.plan();
+  }
+
+  static OracleServer serverOf(OracleStateMachine o) {
+    try {
+      java.lang.reflect.Field f = OracleStateMachine.class.getDeclaredField("server");
+      f.setAccessible(true);
+      return (OracleServer) f.get(o);
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
+    long seed = new Random().nextLong();
+    System.out.println("GraphPlacementTest seed " + seed);
+    Random rnd = new Random(seed);
+    OracleStateMachine o = graphOracle();
+    // Two communities of 6, each spread over both partitions (objects alternate).
+    for (long id = 1; id <= 12; id++) {
+      create(o, id, id % 2 == 0 ? P0 : P1);
+    }
+    Runnable workload = () -> {
+      for (int i = 0; i < 20; i++) {
+        long base = rnd.nextBoolean() ? 1 : 7;
+        long a = base + rnd.nextInt(6);
+        long b = base + rnd.nextInt(6);
+        if (a != b) {
+          consult(o, a, b);
+        }
+      }
+    };
+    feedUntil(workload, () -> plan(o) != null && plan(o).worthMoving(), "a plan that is worth moving for");
+    GroupId first = consult(o, 1, 2);
+    GroupId second = consult(o, 7, 8);
+    assertNotNull(first);
+    assertNotNull(second);
+    assertNotEquals(first, second, "the two communities go to different partitions (balance)");
+    for (long a = 1; a <= 6; a++) {
+      for (long b = a + 1; b <= 6; b++) {
+        assertEquals(first, consult(o, a, b), "community 1, objects " + a + " and " + b);
+        assertEquals(second, consult(o, a + 6, b + 6), "community 2, objects " + (a + 6) + " and " + (b + 6));
+      }
+    }
+  }
+
+  @Test
+  void withoutLocalityTheOracleAnswersNoTargetSoTheClientRunsSsmr() {
+    long seed = new Random().nextLong();
+    System.out.println("GraphPlacementTest seed " + seed);
+    Random rnd = new Random(seed);
+    OracleStateMachine o = graphOracle();
+    int n = 60;
+    for (long id = 1; id <= n; id++) {
+      create(o, id, id % 2 == 0 ? P0 : P1);
+    }
+    Runnable workload = () -> {
+      for (int i = 0; i < 50; i++) {
+        long a = 1 + rnd.nextInt(n);
+        long b = 1 + rnd.nextInt(n);
+        if (a != b) {
+          consult(o, a, b);
+        }
+      }
+    };
+    feedUntil(workload, () -> serverOf(o).graphPlacement().plansComputed() >= 3, "three plans of the random workload");
+    PlacementPlanner.Plan p = plan(o);
+    assertTrue(!p.worthMoving(), "uniform pairs have no locality: " + p);
+    assertNull(consult(o, 1, 2), "no target: objects 1 (p1) and 2 (p0) stay where they are");
+  }
+
+  @Test
+  void thePapersRuleIsTheDefault() {
+    OracleStateMachine o = new OracleStateMachine();
+    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    assertEquals(OracleStateMachine.Placement.PAPER, o.placement());
+    assertNull(serverOf(o).graphPlacement());
+    create(o, 1, P0);
+    create(o, 2, P0);
+    create(o, 3, P1);
+    Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.access("op", ObjId.valueOf(1), ObjId.valueOf(2),
+        ObjId.valueOf(3))));
+    assertEquals(P0, p.target(), "where most of them are");
+  }
+}
