@@ -2,6 +2,7 @@ package io.eyrie.bench;
 
 import io.eyrie.chirper.ChirperClient;
 import io.eyrie.chirper.ChirperOracle;
+import io.eyrie.oracle.OracleStateMachine;
 import io.eyrie.chirper.ChirperServer;
 import io.eyrie.chirper.LoadRunner;
 import io.eyrie.chirper.OpGenerator;
@@ -89,10 +90,13 @@ public final class Table1 {
    * @param channelBytes bytes between groups per command
    * @param cpuMsPerCmd process CPU time (ms; servers and clients share the JVM) per command in the window
    * @param samples per-second samples of warm-up and window
+   * @param largestShare the largest partition's share of the objects at the end of the cell
+   *     (the oracle's map; 1/P is perfectly balanced)
    */
   record Cell(String workload, int partitions, String mode, double tput, double p50, double p99, long completed,
       long timeouts, double movesPerSec, double multiShare, double startEntries, double channelBatches,
-      double channelItems, double channelBytes, double cpuMsPerCmd, List<LoadRunner.Sample> samples) {
+      double channelItems, double channelBytes, double cpuMsPerCmd, List<LoadRunner.Sample> samples,
+      double largestShare) {
 
     double logEntries() {
       return startEntries + channelBatches;
@@ -100,7 +104,7 @@ public final class Table1 {
   }
 
   /** The runner's options. */
-  record Options(List<Integer> partitions, List<String> workloads, int duration, int warmup, int postWarmup, int followWarmup,
+  record Options(List<Integer> partitions, List<String> workloads, List<String> modes, int duration, int warmup, int postWarmup, int followWarmup,
       int users, int follows, int communities, double inCommunity, int clients, int window, long seed, Path out, boolean baseline) {}
 
   private Table1() {}
@@ -131,6 +135,7 @@ public final class Table1 {
                               [--duration S] [--warmup S] [--post-warmup S] [--follow-warmup S]
                               [--users N] [--follows N]
                               [--communities N] [--in-community F] [--clients N] [--window N] [--seed N] [--no-baseline]
+                              [--modes ssmr,dssmr,graph]
                               [--out DIR]""";
 
   static Options parse(String[] args) {
@@ -156,9 +161,17 @@ public final class Table1 {
     for (String s : m.getOrDefault("workloads", "timeline,post,follow,mix").split(",")) {
       ws.add(Workload.parse(s.trim()).name().toLowerCase(Locale.ROOT));
     }
+    List<String> modes = new ArrayList<>();
+    for (String s : m.getOrDefault("modes", "ssmr,dssmr").split(",")) {
+      String mode = s.trim().toLowerCase(Locale.ROOT);
+      if (!List.of("ssmr", "dssmr", "graph").contains(mode)) {
+        throw new IllegalArgumentException("unknown mode " + s + " (ssmr, dssmr or graph)");
+      }
+      modes.add(mode);
+    }
     int duration = Integer.parseInt(m.getOrDefault("duration", "20"));
     int warmup = Integer.parseInt(m.getOrDefault("warmup", "10"));
-    return new Options(parts, ws, duration, warmup, Integer.parseInt(m.getOrDefault("post-warmup", String.valueOf(warmup))),
+    return new Options(parts, ws, modes, duration, warmup, Integer.parseInt(m.getOrDefault("post-warmup", String.valueOf(warmup))),
         Integer.parseInt(m.getOrDefault("follow-warmup", String.valueOf(warmup))),
         Integer.parseInt(m.getOrDefault("users", "1000")), Integer.parseInt(m.getOrDefault("follows", "10")),
         Integer.parseInt(m.getOrDefault("communities", "64")), Double.parseDouble(m.getOrDefault("in-community", "1.0")), Integer.parseInt(m.getOrDefault("clients", "4")),
@@ -181,31 +194,32 @@ public final class Table1 {
       // Ratis group is no longer measured fairly.
       baseline = baselineWithDeadline(o, out);
     }
-    int total = o.partitions().size() * o.workloads().size() * 2;
+    int total = o.partitions().size() * o.workloads().size() * o.modes().size();
     int n = 0;
     List<String> failed = new ArrayList<>();
     long t0 = System.nanoTime();
     for (int p : o.partitions()) {
       for (String w : o.workloads()) {
-        for (Client.Mode mode : new Client.Mode[] {Client.Mode.SSMR, Client.Mode.DSSMR}) {
+        for (String mode : o.modes()) {
           n++;
           out.printf(Locale.ROOT, "[%d/%d, %.0f s] %s, %d partition(s), %s%n", n, total,
-              (System.nanoTime() - t0) / 1e9, w, p, mode.name().toLowerCase(Locale.ROOT));
+              (System.nanoTime() - t0) / 1e9, w, p, mode);
           Cell c;
           try {
             c = cell(o, p, Workload.parse(w), mode, out);
           } catch (Exception e) {
             // One broken cell (a cluster that did not come up in time on a loaded machine)
             // does not throw away the others: say so, leave the cell out and go on.
-            failed.add(w + " " + p + " " + mode.name().toLowerCase(Locale.ROOT));
+            failed.add(w + " " + p + " " + mode);
             out.println("    FAILED: " + e);
             continue;
           }
           cells.add(c);
           out.printf(Locale.ROOT, "    %.0f cmd/s, p50 %.1f ms, p99 %.1f ms, %.1f moves/s, %.1f%% multi-partition,"
-              + " %.2f ms CPU, %.2f log entries, %.2f channel items and %.0f bytes per command%n", c.tput(), c.p50(),
+              + " %.2f ms CPU, %.2f log entries, %.2f channel items and %.0f bytes per command;"
+              + " largest partition %.1f%% of the objects%n", c.tput(), c.p50(),
               c.p99(), c.movesPerSec(), 100 * c.multiShare(), c.cpuMsPerCmd(), c.logEntries(), c.channelItems(),
-              c.channelBytes());
+              c.channelBytes(), 100 * c.largestShare());
           writeCsv(o.out().resolve("table1.csv"), cells, baseline);
         }
       }
@@ -265,12 +279,21 @@ public final class Table1 {
     return (int) Math.floorMod(h >>> 32, (long) partitions);
   }
 
-  static Cell cell(Options o, int partitions, Workload w, Client.Mode mode, PrintStream out) throws Exception {
+  /**
+   * Runs one cell. Modes: {@code ssmr} and {@code dssmr} with Chirper's oracle (which gathers a
+   * user's objects in its community's partition: the application hint of the paper), {@code
+   * graph}: DS-SMR with the base oracle's learned placement and no hint
+   * ({@link OracleStateMachine.Placement#GRAPH}).
+   */
+  static Cell cell(Options o, int partitions, Workload w, String modeName, PrintStream out) throws Exception {
+    Client.Mode mode = modeName.equals("ssmr") ? Client.Mode.SSMR : Client.Mode.DSSMR;
+    java.util.function.Supplier<io.eyrie.multicast.Deliverer> oracle = modeName.equals("graph")
+        ? () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH) : ChirperOracle::new;
     SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(),
         Math.min(o.users(), o.communities()), o.follows(), 1.0, o.inCommunity()));
     try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(partitions).oracle(true)
         .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
-        .deliverers(Eyrie.deliverers(ChirperServer::new, ChirperOracle::new)).start()) {
+        .deliverers(Eyrie.deliverers(ChirperServer::new, oracle)).start()) {
       cluster.awaitLeaders(Duration.ofSeconds(60));
       List<ChirperClient> clients = new ArrayList<>();
       try {
@@ -303,11 +326,16 @@ public final class Table1 {
         double[] q = r.latencies().quantilesMs(0, 0.5, 0.99);
         ClientStats st = r.stats();
         double secs = r.window().toNanos() / 1e9;
-        return new Cell(w.name().toLowerCase(Locale.ROOT), partitions, mode.name().toLowerCase(Locale.ROOT),
+        io.eyrie.core.AuditReport audit = clients.get(0).proxy().audit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        double largest = 0;
+        for (int count : audit.perPartition().values()) {
+          largest = Math.max(largest, count / (double) Math.max(1, audit.objects()));
+        }
+        return new Cell(w.name().toLowerCase(Locale.ROOT), partitions, modeName,
             r.throughput(), q[0], q[1], r.completedInWindow(), r.timeouts(), st.moves() / secs,
             multiShare(st.moves() + st.multiPartition(), st.commands()), (after.get("entries") - before.get("entries")) / cmds,
             (after.get("batches") - before.get("batches")) / cmds, (after.get("items") - before.get("items")) / cmds,
-            (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples);
+            (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples, largest);
       } finally {
         clients.forEach(ChirperClient::close);
       }
@@ -360,16 +388,16 @@ public final class Table1 {
   static void writeCsv(Path file, List<Cell> cells, MulticastBenchmark.Row baseline) throws Exception {
     StringBuilder sb = new StringBuilder("workload,partitions,mode,throughput,p50_ms,p99_ms,completed,timeouts,"
         + "moves_per_s,multi_partition_share,log_entries_per_cmd,start_entries_per_cmd,channel_batches_per_cmd,"
-        + "channel_items_per_cmd,channel_bytes_per_cmd,cpu_ms_per_cmd\n");
+        + "channel_items_per_cmd,channel_bytes_per_cmd,cpu_ms_per_cmd,largest_partition_share\n");
     if (baseline != null) {
-      sb.append(String.format(Locale.ROOT, "raw-ratis-noop,1,baseline,%.1f,%.2f,%.2f,,%d,0,0,1,1,0,0,0,%.3f%n",
+      sb.append(String.format(Locale.ROOT, "raw-ratis-noop,1,baseline,%.1f,%.2f,%.2f,,%d,0,0,1,1,0,0,0,%.3f,%n",
           baseline.opsPerSec(), baseline.p50(), baseline.p99(), baseline.errors(), baseline.cpuMsPerOp()));
     }
     for (Cell c : cells) {
-      sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.2f,%.2f,%d,%d,%.2f,%.4f,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f%n",
+      sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.2f,%.2f,%d,%d,%.2f,%.4f,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%.3f%n",
           c.workload(), c.partitions(), c.mode(), c.tput(), c.p50(), c.p99(), c.completed(), c.timeouts(),
           c.movesPerSec(), c.multiShare(), c.logEntries(), c.startEntries(), c.channelBatches(), c.channelItems(),
-          c.channelBytes(), c.cpuMsPerCmd()));
+          c.channelBytes(), c.cpuMsPerCmd(), c.largestShare()));
     }
     Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
   }
