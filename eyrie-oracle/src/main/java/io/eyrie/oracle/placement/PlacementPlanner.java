@@ -235,9 +235,12 @@ public final class PlacementPlanner {
     rebalance(g, balanced, k, fine);
     int[] best = balanced.clone();
     refine(g, best, k, fine);
+    if (g.m() > 0) {
+      best = vcycle(g, best, k);
+    }
     double bestCut = g.cut(best);
     if (g.m() > 0) {
-      int[] fresh = relabel(multilevel(g, k), cur, k);
+      int[] fresh = relabel(vcycle(g, multilevel(g, k), k), cur, k);
       double freshCut = g.cut(fresh);
       if (freshCut < (1 - SWITCH_GAIN) * bestCut) {
         best = fresh;
@@ -763,7 +766,7 @@ public final class PlacementPlanner {
     double capA = 1.5 * fb.avgA * k / stopAt;
     Level g = fine;
     while (g.n > stopAt) {
-      Level c = coarsen(g, capC, capA + maxOf(fine.va));
+      Level c = coarsen(g, capC, capA + maxOf(fine.va), null);
       if (c.n > 0.95 * g.n) {
         g.cmap = null;
         break;
@@ -844,8 +847,61 @@ public final class PlacementPlanner {
     return m;
   }
 
-  /** Heavy-edge matching, then contraction; sets {@code g.cmap}. */
-  static Level coarsen(Level g, double capC, double capA) {
+  /**
+   * One V-cycle from a partition: coarsens with matching restricted to vertices of the same
+   * partition (so the partition carries over to every level unchanged), then refines from the
+   * coarsest level back to the finest. Coarse levels move whole clusters, which single-object
+   * refinement cannot (it stalls when each object of a misplaced group has most of its partners
+   * where it is). Returns the better of the result and the start.
+   */
+  private int[] vcycle(Level fine, int[] start, int k) {
+    List<Level> levels = new ArrayList<>();
+    List<int[]> parts = new ArrayList<>();
+    levels.add(fine);
+    parts.add(start.clone());
+    int stopAt = Math.max(20 * k, 100);
+    Bounds fb = new Bounds(fine, k, balance);
+    double capC = Math.max(1.5 * fb.avgC * k / stopAt, 1);
+    double capA = 1.5 * fb.avgA * k / stopAt + maxOf(fine.va);
+    Level g = fine;
+    while (g.n > stopAt) {
+      int[] part = parts.get(parts.size() - 1);
+      Level c = coarsen(g, capC, capA, part);
+      if (c.n > 0.95 * g.n) {
+        break;
+      }
+      int[] cp = new int[c.n];
+      for (int v = 0; v < g.n; v++) {
+        cp[g.cmap[v]] = part[v];
+      }
+      levels.add(c);
+      parts.add(cp);
+      g = c;
+    }
+    int[] part = parts.get(parts.size() - 1);
+    Bounds cb = new Bounds(g, k, balance);
+    rebalance(g, part, k, cb);
+    refine(g, part, k, cb);
+    for (int l = levels.size() - 2; l >= 0; l--) {
+      Level f = levels.get(l);
+      int[] fp = new int[f.n];
+      for (int v = 0; v < f.n; v++) {
+        fp[v] = part[f.cmap[v]];
+      }
+      part = fp;
+      Bounds bl = new Bounds(f, k, balance);
+      rebalance(f, part, k, bl);
+      refine(f, part, k, bl);
+    }
+    boolean startBalanced = isBalanced(fine, start, k, fb);
+    if (isBalanced(fine, part, k, fb) && (!startBalanced || fine.cut(part) < fine.cut(start))) {
+      return part;
+    }
+    return start;
+  }
+
+  /** Heavy-edge matching (within a partition if {@code within} is given), then contraction. */
+  static Level coarsen(Level g, double capC, double capA, int[] within) {
     int n = g.n;
     int[] match = new int[n];
     Arrays.fill(match, -1);
@@ -869,7 +925,8 @@ public final class PlacementPlanner {
       double bw = 0;
       for (int e = g.xadj[v]; e < g.xadj[v + 1]; e++) {
         int u = g.adj[e];
-        if (match[u] >= 0 || u == v || g.vc[v] + g.vc[u] > capC || g.va[v] + g.va[u] > capA) {
+        if (match[u] >= 0 || u == v || g.vc[v] + g.vc[u] > capC || g.va[v] + g.va[u] > capA
+            || within != null && within[u] != within[v]) {
           continue;
         }
         if (best < 0 || g.ew[e] > bw || g.ew[e] == bw && u < best) {
@@ -878,7 +935,8 @@ public final class PlacementPlanner {
         }
       }
       if (best < 0 && g.xadj[v] == g.xadj[v + 1]) {
-        if (lonely >= 0 && g.vc[v] + g.vc[lonely] <= capC && g.va[v] + g.va[lonely] <= capA) {
+        if (lonely >= 0 && g.vc[v] + g.vc[lonely] <= capC && g.va[v] + g.va[lonely] <= capA
+            && (within == null || within[lonely] == within[v])) {
           best = lonely;
           lonely = -1;
         } else {

@@ -8,7 +8,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
@@ -486,10 +485,5 @@ public final class WorkloadGraph {
   /** Returns the factor that turns raw weights into weights. */
   double scale() {
     return scale;
-  }
-
-  /** Returns the vertices as a map, for the planner's read-only use. */
-  Map<ObjId, Vertex> vertexMap() {
-    return Collections.unmodifiableMap(vertices);
   }
 }
