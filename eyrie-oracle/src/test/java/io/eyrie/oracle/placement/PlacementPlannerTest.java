@@ -268,8 +268,8 @@ class PlacementPlannerTest {
       PlacementPlanner.Plan spread = planner.plan(g, one, parts(k));
       System.out.println("uniform n=" + n + " k=" + k + " all-in-one start: " + summary(spread));
       assertFalse(spread.worthMoving(), "reduction " + spread.cutReduction());
-      // Objects exactly even; accesses within 10%, or within one object's accesses when a single
-      // account carries more than the 10% slack (24 accounts: each is ~1/6 of a partition's load).
+      // Objects within 10% (6 each at k=4); accesses within 10%, or within one object's accesses
+      // when one account carries more than the slack (24 accounts: each ~1/6 of a partition's).
       Map<GroupId, Integer> count = new TreeMap<>();
       Map<GroupId, Double> accesses = new TreeMap<>();
       double maxW = 0;
@@ -280,7 +280,7 @@ class PlacementPlannerTest {
       }
       double avgW = accesses.values().stream().mapToDouble(Double::doubleValue).sum() / k;
       for (GroupId p : parts(k)) {
-        assertEquals(n / k, count.get(p), "objects " + count);
+        assertTrue(Math.abs(count.get(p) - (double) n / k) <= 0.10 * n / k, "objects " + count);
         assertTrue(Math.abs(accesses.get(p) - avgW) <= Math.max(0.10 * avgW, maxW) + 1e-9, "accesses " + accesses);
       }
     }
