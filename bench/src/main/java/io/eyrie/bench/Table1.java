@@ -296,12 +296,21 @@ public final class Table1 {
         .deliverers(Eyrie.deliverers(ChirperServer::new, oracle)).start()) {
       cluster.awaitLeaders(Duration.ofSeconds(60));
       List<ChirperClient> clients = new ArrayList<>();
+      Client mover = null;
+      io.eyrie.core.Rebalancer rebalancer = null;
       try {
         for (int i = 0; i < o.clients(); i++) {
           clients.add(new ChirperClient(Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
               .mode(mode).totalTimeoutMs(30_000).build()));
         }
         seed(graph, clients.get(0).proxy(), partitions);
+        if (modeName.equals("graph")) {
+          // The learned placement's background rebalancer, on a client of its own (64 objects a second).
+          Client moverClient = Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
+              .mode(Client.Mode.DSSMR).totalTimeoutMs(30_000).build();
+          mover = moverClient;
+          rebalancer = io.eyrie.core.Rebalancer.start(moverClient, Duration.ofSeconds(1), 64);
+        }
         ProgressLine quiet = new ProgressLine(new PrintStream(java.io.OutputStream.nullOutputStream()), false, 1);
         List<LoadRunner.Sample> samples = new ArrayList<>();
         int warm = w == Workload.POST ? o.postWarmup() : w == Workload.FOLLOW ? o.followWarmup() : o.warmup();
@@ -337,6 +346,12 @@ public final class Table1 {
             (after.get("batches") - before.get("batches")) / cmds, (after.get("items") - before.get("items")) / cmds,
             (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples, largest);
       } finally {
+        if (rebalancer != null) {
+          rebalancer.close();
+        }
+        if (mover != null) {
+          mover.close();
+        }
         clients.forEach(ChirperClient::close);
       }
     }

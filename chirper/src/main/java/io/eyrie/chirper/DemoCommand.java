@@ -40,6 +40,9 @@ final class DemoCommand implements Subcommand {
           --nodes N        nodes, i.e. replicas per group (default 3)
           --partitions N   partitions besides the oracle (default 4)
           --out DIR        where the chart goes (default target/chirper-demo)
+          --placement P    where the oracle gathers a command's users: community (Chirper's
+                           oracle, which knows each user's community; default) or graph (the
+                           base oracle's learned placement, no hint)
         """ + LoadSession.USAGE + """
 
         Example: chirper demo --duration 10 --users 500 --mode ssmr""";
@@ -50,6 +53,7 @@ final class DemoCommand implements Subcommand {
     Set<String> s = new HashSet<>(LoadSession.OPTIONS);
     s.add("nodes");
     s.add("partitions");
+    s.add("placement");
     return s;
   }
 
@@ -62,17 +66,28 @@ final class DemoCommand implements Subcommand {
     int partitions = a.integer("partitions", 4, 1, 64);
     LoadSession.Options o = LoadSession.options(a, partitions, 200, 5, Duration.ofSeconds(20));
     Path dir = Path.of(a.string("out", "target/chirper-demo"));
+    String placement = a.choice("placement", "community", "community", "graph");
+    java.util.function.Supplier<io.eyrie.multicast.Deliverer> oracle = placement.equals("graph")
+        ? () -> new io.eyrie.oracle.OracleStateMachine(io.eyrie.oracle.OracleStateMachine.Placement.GRAPH)
+        : ChirperOracle::new;
     out.printf(Locale.ROOT, "Chirper demo: %d nodes, oracle + %d partitions (replication %d), %d users, %s workload,"
-        + " %s, %d s, seed %d%n", nodes, partitions, nodes, o.users(), o.workload().label(), o.modeLabel(),
+        + " %s (%s placement), %d s, seed %d%n", nodes, partitions, nodes, o.users(), o.workload().label(), o.modeLabel(),
+        placement,
         o.duration().toSeconds(), o.seed());
     long t0 = System.nanoTime();
     try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(nodes).partitions(partitions).oracle(true)
         .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
-        .deliverers(Eyrie.deliverers(ChirperServer::new, ChirperOracle::new)).start()) {
+        .deliverers(Eyrie.deliverers(ChirperServer::new, oracle)).start()) {
       out.printf(Locale.ROOT, "cluster: up in %.1f s, groups %s%n", (System.nanoTime() - t0) / 1e9,
           cluster.cluster().groupIds());
       LoadSession.Report r;
-      try (StuckCallProbe probe = new StuckCallProbe(cluster, dir)) {
+      // With the learned placement, its background rebalancer (64 objects a second) on a client of its own.
+      io.eyrie.core.Client mover = placement.equals("graph") ? io.eyrie.core.Client.newBuilder()
+          .cluster(cluster.cluster()).registry(ChirperServer.registry()).build() : null;
+      try (StuckCallProbe probe = new StuckCallProbe(cluster, dir);
+          AutoCloseable moverClosed = mover;
+          AutoCloseable rebalancer = mover == null ? null
+              : io.eyrie.core.Rebalancer.start(mover, Duration.ofSeconds(1), 64)) {
         try {
           r = LoadSession.run(cluster.cluster(), o, out, ProgressLine.stdoutIsTerminal() && out == System.out, probe);
           if (!r.result().timeoutExamples().isEmpty()) {

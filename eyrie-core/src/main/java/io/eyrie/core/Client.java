@@ -441,6 +441,40 @@ public final class Client implements AutoCloseable {
   }
 
   /**
+   * Moves up to {@code max} objects to where the oracle's learned plan wants them (an oracle
+   * with {@code Placement.GRAPH}; with another oracle nothing moves), through the ordinary
+   * linearizable move path: one move per source and target partition. Used by
+   * {@link Rebalancer}; commands running meanwhile are not disturbed beyond a retry.
+   *
+   * @param max the most objects to move in this round
+   * @return how many objects the moves covered
+   */
+  public CompletableFuture<Integer> rebalance(int max) {
+    return mc.query(oracle, new Msgs.PlanReq(max)).thenCompose(o -> {
+      Msgs.PlanMoves plan = (Msgs.PlanMoves) o;
+      TreeMap<List<GroupId>, List<ObjId>> byPair = new TreeMap<>(
+          java.util.Comparator.<List<GroupId>, GroupId>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)));
+      plan.from().forEach((id, src) -> {
+        GroupId dst = plan.to().get(id);
+        if (dst != null && !dst.equals(src)) {
+          byPair.computeIfAbsent(List.of(src, dst), k -> new ArrayList<>()).add(id);
+        }
+      });
+      List<CompletableFuture<CoreReply>> sent = new ArrayList<>();
+      int[] count = new int[1];
+      byPair.forEach((pair, ids) -> {
+        moves.incrementAndGet();
+        movedObjects.addAndGet(ids.size());
+        count[0] += ids.size();
+        Msgs.MoveReq m = new Msgs.MoveReq(ids.toArray(new ObjId[0]), pair.get(0), pair.get(1));
+        sent.add(call(new TreeSet<>(List.of(oracle, pair.get(0), pair.get(1))), pair.get(1), m));
+        ids.forEach(cache::remove);
+      });
+      return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenApply(v -> count[0]);
+    });
+  }
+
+  /**
    * Compares the oracle's map with the partitions' contents and reports every object that is
    * missing, duplicated, misplaced or unknown to the oracle.
    *

@@ -71,4 +71,56 @@ class BankGraphPlacementTest {
       assertTrue(largest < ACCOUNTS, "the accounts did not all end up in one partition: " + audit.perPartition());
     }
   }
+
+  /**
+   * Every account is created in p0 (an oracle whose creates all go there): the accounts are used
+   * one at a time, so no command ever spans partitions and nothing but the rebalancer moves them.
+   * It moves them toward the learned plan, which is balanced, while transfers keep running.
+   */
+  @Test
+  void theRebalancerSpreadsObjectsCreatedInOnePartition() throws Exception {
+    long seed = Long.getLong("eyrie.seed", System.nanoTime());
+    System.out.println("BankGraphPlacementTest seed=" + seed);
+    Random rnd = new Random(seed);
+    java.util.function.Supplier<OracleStateMachine> allInP0 = () -> new OracleStateMachine(
+        OracleStateMachine.Placement.GRAPH) {
+      @Override
+      protected io.eyrie.multicast.GroupId getObjectPlacement(Command create) {
+        return partitions().get(0);
+      }
+    };
+    try (EmbeddedCluster c = DssmrFixture.bank(4, allInP0);
+        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
+        Client mover = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
+      TreeSet<ObjId> all = new TreeSet<>();
+      for (int i = 0; i < ACCOUNTS; i++) {
+        ObjId id = ObjId.valueOf(i);
+        all.add(id);
+        assertTrue(cl.sendCreate(Command.create(id, INITIAL)).get(60, TimeUnit.SECONDS).isOk());
+      }
+      assertEquals(ACCOUNTS, (int) cl.audit().get(60, TimeUnit.SECONDS).perPartition().get("p0"));
+      try (io.eyrie.core.Rebalancer rebalancer = io.eyrie.core.Rebalancer.start(mover, java.time.Duration.ofMillis(500), 8)) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        int largest = ACCOUNTS;
+        while (largest > 7) { // 24 accounts over 4 partitions: at most 10% above the average of 6
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError("not spread within 90 s: " + cl.audit().get(60, TimeUnit.SECONDS).perPartition());
+          }
+          long a = rnd.nextInt(ACCOUNTS);
+          Reply r = cl.sendAccess(Command.access(new BankOps.Read(), ObjId.valueOf(a)))
+              .get(120, TimeUnit.SECONDS);
+          assertTrue(r.isOk(), "single-account command: " + r);
+          largest = cl.audit().get(60, TimeUnit.SECONDS).perPartition().values().stream()
+              .mapToInt(Integer::intValue).max().orElse(0);
+        }
+        System.out.println("rebalancer moved " + rebalancer.moved());
+        assertTrue(rebalancer.moved() > 0);
+      }
+      BankTest.checkTotal(cl, all);
+      AuditReport audit = cl.audit().get(60, TimeUnit.SECONDS);
+      System.out.println("audit: " + audit);
+      assertTrue(audit.clean(), audit.toString());
+      assertEquals(ACCOUNTS, audit.objects());
+    }
+  }
 }

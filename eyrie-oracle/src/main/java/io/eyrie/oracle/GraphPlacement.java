@@ -77,7 +77,7 @@ final class GraphPlacement implements AutoCloseable {
    */
   synchronized void maybePlan(java.util.function.Supplier<Map<ObjId, GroupId>> locations, List<GroupId> partitions) {
     long now = System.nanoTime();
-    if (planning || now - lastPlanNanos < PLAN_INTERVAL_NANOS || (observed.isEmpty() && plan != null)) {
+    if (planning || now - lastPlanNanos < PLAN_INTERVAL_NANOS) {
       return;
     }
     planning = true;

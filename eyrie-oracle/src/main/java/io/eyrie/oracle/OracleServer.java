@@ -99,10 +99,36 @@ final class OracleServer implements Deliverer {
     if (query instanceof ConsultReq c) {
       return consult(c.cmd());
     }
+    if (query instanceof Msgs.PlanReq r) {
+      return planMoves(r.max());
+    }
     if (query instanceof Msgs.StatsReq) {
       return new Msgs.OracleMapReply(new TreeMap<>(locations));
     }
     throw new IllegalArgumentException("the oracle answers no " + (query == null ? null : query.getClass().getSimpleName()));
+  }
+
+  /** Objects the learned plan wants elsewhere (none outside GRAPH mode or before a plan). */
+  private Msgs.PlanMoves planMoves(int max) {
+    TreeMap<ObjId, GroupId> from = new TreeMap<>();
+    TreeMap<ObjId, GroupId> to = new TreeMap<>();
+    if (graph != null) {
+      graph.maybePlan(() -> locations, partitions);
+      io.eyrie.oracle.placement.PlacementPlanner.Plan plan = graph.plan();
+      if (plan != null) {
+        for (Map.Entry<ObjId, GroupId> e : plan.placement().entrySet()) {
+          if (from.size() >= Math.max(0, max)) {
+            break;
+          }
+          GroupId at = locations.get(e.getKey());
+          if (at != null && !at.equals(e.getValue()) && !chains.containsKey(e.getKey())) {
+            from.put(e.getKey(), at);
+            to.put(e.getKey(), e.getValue());
+          }
+        }
+      }
+    }
+    return new Msgs.PlanMoves(from, to);
   }
 
   private Prophecy consult(Command cmd) {

@@ -28,6 +28,8 @@ public final class CoreTypes {
         .registerEyrie(54, Msgs.PartitionStatsReply.class)
         .registerEyrie(55, Msgs.OracleMapReply.class)
         .registerEyrie(56, Msgs.CoreReply.class)
-        .registerEyrie(57, Msgs.Begun.class);
+        .registerEyrie(57, Msgs.Begun.class)
+        .registerEyrie(58, Msgs.PlanReq.class)
+        .registerEyrie(59, Msgs.PlanMoves.class);
   }
 }

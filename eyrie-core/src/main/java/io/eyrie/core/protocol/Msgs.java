@@ -94,6 +94,15 @@ public final class Msgs {
   public record OracleMapReply(TreeMap<ObjId, GroupId> locations) {}
 
   /**
+   * Query to the oracle: up to {@code max} objects whose partition differs from its learned
+   * plan (GRAPH placement; none otherwise), for a rebalancer to move.
+   */
+  public record PlanReq(int max) {}
+
+  /** The oracle's answer to {@link PlanReq}: where each object is ({@code from}) and where the plan wants it ({@code to}). */
+  public record PlanMoves(TreeMap<ObjId, GroupId> from, TreeMap<ObjId, GroupId> to) {}
+
+  /**
    * A reply to a command: status, the application's value (OK) or why not, and objects to
    * co-locate (RETRY) or the object missing (NOT_FOUND) or existing (EXISTS).
    */
