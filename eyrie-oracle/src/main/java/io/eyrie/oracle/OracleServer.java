@@ -76,8 +76,48 @@ final class OracleServer implements Deliverer {
     return partitions;
   }
 
+  /**
+   * The objects per partition. While a consult chooses where a new object goes, it also counts
+   * the creates this replica prophesied in the last {@link #PROPHECY_HOLD_NANOS} that have not
+   * been applied yet: concurrent creates all consult before any is applied, and by the map alone
+   * they would all go to the same emptiest partition. Only consults (leader-local, hints) see
+   * that; the log's apply path sees the replicated counts, so it stays deterministic.
+   */
   TreeMap<GroupId, Long> load() {
-    return load;
+    if (!consulting || prophesied.isEmpty()) {
+      return load;
+    }
+    TreeMap<GroupId, Long> l = new TreeMap<>(load);
+    for (Prophesied p : prophesied) {
+      l.merge(p.at(), 1L, Long::sum);
+    }
+    return l;
+  }
+
+  /** A create this replica prophesied to a partition, and when (System.nanoTime). */
+  private record Prophesied(GroupId at, long nanos) {}
+
+  /** How long a prophesied create counts toward its partition's load if it is not applied. */
+  static final long PROPHECY_HOLD_NANOS = 5_000_000_000L;
+  private final ArrayDeque<Prophesied> prophesied = new ArrayDeque<>();
+  private boolean consulting;
+
+  private GroupId placeNew(Command cmd) {
+    long now = System.nanoTime();
+    while (!prophesied.isEmpty() && (now - prophesied.peek().nanos() > PROPHECY_HOLD_NANOS || prophesied.size() > 10_000)) {
+      prophesied.poll();
+    }
+    GroupId at;
+    consulting = true;
+    try {
+      at = app.getObjectPlacement(cmd);
+    } finally {
+      consulting = false;
+    }
+    if (at != null) {
+      prophesied.add(new Prophesied(at, now));
+    }
+    return at;
   }
 
   /** The default target of a multi-partition command: see {@link OracleStateMachine#getTargetPartition}. */
@@ -152,7 +192,7 @@ final class OracleServer implements Deliverer {
         if (locations.containsKey(cmd.target())) {
           return Prophecy.nok(cmd.target());
         }
-        return new Prophecy(Msgs.RETRY, new TreeMap<>(), app.getObjectPlacement(cmd));
+        return new Prophecy(Msgs.RETRY, new TreeMap<>(), placeNew(cmd));
       }
       case DELETE -> {
         GroupId g = locations.get(cmd.target());
@@ -299,6 +339,15 @@ final class OracleServer implements Deliverer {
     }
     if (at != null) {
       load.merge(at, 1L, Long::sum);
+      if (old == null) {
+        // The create a consult prophesied here (if any) is now in the map itself.
+        for (java.util.Iterator<Prophesied> it = prophesied.iterator(); it.hasNext(); ) {
+          if (it.next().at().equals(at)) {
+            it.remove();
+            break;
+          }
+        }
+      }
     }
   }
 
