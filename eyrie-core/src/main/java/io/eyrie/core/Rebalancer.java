@@ -24,7 +24,6 @@ public final class Rebalancer implements AutoCloseable {
   private final int batch;
   private final ScheduledExecutorService timer;
   private final AtomicLong moved = new AtomicLong();
-  private volatile boolean busy;
 
   private Rebalancer(Client client, Duration period, int batch) {
     this.client = client;
@@ -52,19 +51,14 @@ public final class Rebalancer implements AutoCloseable {
     return new Rebalancer(client, period, batch);
   }
 
+  /** One round; rounds never overlap (one timer thread, fixed delay between them). */
   private void round() {
-    if (busy) {
-      return;
-    }
-    busy = true;
     try {
       moved.addAndGet(client.rebalance(batch).get(30, TimeUnit.SECONDS));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       LOG.debug("rebalance round failed: {}", e.toString());
-    } finally {
-      busy = false;
     }
   }
 

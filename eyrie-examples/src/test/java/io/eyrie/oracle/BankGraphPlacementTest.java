@@ -37,12 +37,7 @@ class BankGraphPlacementTest {
     Random rnd = new Random(seed);
     try (EmbeddedCluster c = DssmrFixture.bank(4, () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH));
         Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
-      TreeSet<ObjId> all = new TreeSet<>();
-      for (int i = 0; i < ACCOUNTS; i++) {
-        ObjId id = ObjId.valueOf(i);
-        all.add(id);
-        assertTrue(cl.sendCreate(Command.create(id, INITIAL)).get(60, TimeUnit.SECONDS).isOk());
-      }
+      TreeSet<ObjId> all = createAccounts(cl);
       ClientStats half = null;
       for (int n = 0; n < TRANSFERS; n++) {
         if (n == TRANSFERS / 2) {
@@ -92,12 +87,7 @@ class BankGraphPlacementTest {
     try (EmbeddedCluster c = DssmrFixture.bank(4, allInP0);
         Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
         Client mover = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
-      TreeSet<ObjId> all = new TreeSet<>();
-      for (int i = 0; i < ACCOUNTS; i++) {
-        ObjId id = ObjId.valueOf(i);
-        all.add(id);
-        assertTrue(cl.sendCreate(Command.create(id, INITIAL)).get(60, TimeUnit.SECONDS).isOk());
-      }
+      TreeSet<ObjId> all = createAccounts(cl);
       assertEquals(ACCOUNTS, (int) cl.audit().get(60, TimeUnit.SECONDS).perPartition().get("p0"));
       try (io.eyrie.core.Rebalancer rebalancer = io.eyrie.core.Rebalancer.start(mover, java.time.Duration.ofMillis(500), 8)) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -122,5 +112,15 @@ class BankGraphPlacementTest {
       assertTrue(audit.clean(), audit.toString());
       assertEquals(ACCOUNTS, audit.objects());
     }
+  }
+
+  static TreeSet<ObjId> createAccounts(Client cl) throws Exception {
+    TreeSet<ObjId> all = new TreeSet<>();
+    for (int i = 0; i < ACCOUNTS; i++) {
+      ObjId id = ObjId.valueOf(i);
+      all.add(id);
+      assertTrue(cl.sendCreate(Command.create(id, INITIAL)).get(60, TimeUnit.SECONDS).isOk());
+    }
+    return all;
   }
 }

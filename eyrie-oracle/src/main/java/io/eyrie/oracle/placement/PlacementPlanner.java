@@ -784,18 +784,7 @@ public final class PlacementPlanner {
     int[] best = null;
     double bestCut = Double.POSITIVE_INFINITY;
     for (int[] start : initial(g, k, new Bounds(g, k, balance))) {
-      int[] part = start;
-      for (int l = levels.size() - 2; l >= 0; l--) {
-        Level f = levels.get(l);
-        int[] fp = new int[f.n];
-        for (int v = 0; v < f.n; v++) {
-          fp[v] = part[f.cmap[v]];
-        }
-        part = fp;
-        Bounds bl = new Bounds(f, k, balance);
-        rebalance(f, part, k, bl);
-        refine(f, part, k, bl);
-      }
+      int[] part = projectDown(levels, start, k);
       double cut = fine.cut(part);
       if (best == null || cut < bestCut && isBalanced(fine, part, k, fb) == isBalanced(fine, best, k, fb)
           || isBalanced(fine, part, k, fb) && !isBalanced(fine, best, k, fb)) {
@@ -887,17 +876,7 @@ public final class PlacementPlanner {
     Bounds cb = new Bounds(g, k, balance);
     rebalance(g, part, k, cb);
     refine(g, part, k, cb);
-    for (int l = levels.size() - 2; l >= 0; l--) {
-      Level f = levels.get(l);
-      int[] fp = new int[f.n];
-      for (int v = 0; v < f.n; v++) {
-        fp[v] = part[f.cmap[v]];
-      }
-      part = fp;
-      Bounds bl = new Bounds(f, k, balance);
-      rebalance(f, part, k, bl);
-      refine(f, part, k, bl);
-    }
+    part = projectDown(levels, part, k);
     boolean startBalanced = isBalanced(fine, start, k, fb);
     if (isBalanced(fine, part, k, fb) && (!startBalanced || fine.cut(part) < fine.cut(start))) {
       return part;
@@ -1045,5 +1024,25 @@ public final class PlacementPlanner {
       out[v] = rename[fresh[v]];
     }
     return out;
+  }
+
+  /**
+   * Projects a partition of the coarsest level ({@code levels}' last) back to the finest (the
+   * first), rebalancing and refining at every level on the way.
+   */
+  private int[] projectDown(List<Level> levels, int[] coarsest, int k) {
+    int[] part = coarsest;
+    for (int l = levels.size() - 2; l >= 0; l--) {
+      Level f = levels.get(l);
+      int[] fp = new int[f.n];
+      for (int v = 0; v < f.n; v++) {
+        fp[v] = part[f.cmap[v]];
+      }
+      part = fp;
+      Bounds bl = new Bounds(f, k, balance);
+      rebalance(f, part, k, bl);
+      refine(f, part, k, bl);
+    }
+    return part;
   }
 }
