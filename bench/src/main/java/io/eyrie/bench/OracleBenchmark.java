@@ -116,5 +116,10 @@ public class OracleBenchmark {
     public List<Object> received(GroupId from) {
       return List.of();
     }
+
+    @Override
+    public List<GroupId> partitions() {
+      throw new UnsupportedOperationException("not needed by the oracle");
+    }
   }
 }

@@ -62,4 +62,12 @@ public interface ExecutionContext {
    * @throws IllegalArgumentException if an item cannot be decoded here
    */
   List<Object> received(GroupId from);
+
+  /**
+   * Returns the partition groups this group knows of at this point of its log, ascending: those
+   * of the cluster file and those added since ({@link ClusterAdmin#addGroup}), in the same order
+   * at every replica. A command that must reach every partition compares its destinations with
+   * this list.
+   */
+  List<GroupId> partitions();
 }

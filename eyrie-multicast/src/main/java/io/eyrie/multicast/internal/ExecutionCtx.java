@@ -52,6 +52,11 @@ final class ExecutionCtx implements ExecutionContext {
   }
 
   @Override
+  public List<GroupId> partitions() {
+    return q.partitions.get();
+  }
+
+  @Override
   public Object payload() {
     return q.codec.decode(m.start.payload());
   }

@@ -59,6 +59,11 @@ final class ExecutionQueue {
   /** Set by the head's context when it sends to the reply group (which then needs no Started). */
   boolean sentToReplyGroup;
 
+  /** Executes Eyrie's own messages (group changes): null for the application's. */
+  java.util.function.Function<byte[], Execution> system = p -> null;
+  /** The partitions the group knows of (see {@link io.eyrie.multicast.ExecutionContext#partitions}). */
+  java.util.function.Supplier<List<GroupId>> partitions = List::of;
+
   ExecutionQueue(GroupId self, Deliverer app, Codec codec, GroupState.Stats stats, Outboxes outboxes,
       ClientTable clients, BiConsumer<MsgId, Reply> release) {
     this.self = self;
@@ -252,7 +257,10 @@ final class ExecutionQueue {
    */
   private Execution invoke(ExecutionCtx ctx, boolean first) {
     try {
-      Execution ex = first ? app.deliver(ctx) : app.resume(ctx);
+      Execution ex = first ? system.apply(ctx.payloadBytes()) : null;
+      if (ex == null) {
+        ex = first ? app.deliver(ctx) : app.resume(ctx);
+      }
       return ex == null ? Execution.done() : ex;
     } catch (VirtualMachineError e) {
       throw e;

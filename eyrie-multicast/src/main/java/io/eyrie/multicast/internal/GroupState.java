@@ -1,7 +1,9 @@
 package io.eyrie.multicast.internal;
 
+import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.ClientTable.ClientRecord;
@@ -17,6 +19,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -57,6 +60,12 @@ public final class GroupState {
 
     /** The outbox towards a group has new items. */
     void outboxChanged(GroupId to);
+
+    /**
+     * The groups this group knows of, or which of them are open, changed (a group change was
+     * delivered, or a snapshot was installed).
+     */
+    default void membershipChanged(SortedMap<GroupId, ClusterConfig.GroupInfo> known, Set<GroupId> open) {}
   }
 
   /** A reply as kept in the client table. */
@@ -71,7 +80,7 @@ public final class GroupState {
   };
 
   final GroupId self;
-  final TreeSet<GroupId> known;
+  final Membership members;
   final Deliverer app;
   final Codec codec;
   private Listener listener = NO_LISTENER;
@@ -91,15 +100,80 @@ public final class GroupState {
    * @param clientExpiryMs how long (log time) an idle client's records are kept
    */
   public GroupState(GroupId self, Collection<GroupId> known, Deliverer app, Codec codec, long clientExpiryMs) {
+    this(self, Membership.partitionsNamed(known), new TreeSet<>(known), app, codec, clientExpiryMs);
+  }
+
+  /**
+   * Creates the initial state of a group replica.
+   *
+   * @param self this group
+   * @param known every group this replica starts knowing of
+   * @param open those of them that are open to clients
+   * @param app the application
+   * @param codec the cluster codec
+   * @param clientExpiryMs how long (log time) an idle client's records are kept
+   */
+  public GroupState(GroupId self, Collection<ClusterConfig.GroupInfo> known, Set<GroupId> open, Deliverer app,
+      Codec codec, long clientExpiryMs) {
     this.self = self;
-    this.known = new TreeSet<>(known);
+    this.members = new Membership(known, open);
     this.app = app;
     this.codec = codec;
-    this.outboxes = new Outboxes(self, this.known, stats);
+    this.changeTag = codec.encode(new Wire.GroupChange(self, "partition", new int[] {1}, false))[0];
+    this.outboxes = new Outboxes(self, members.known().keySet(), stats);
     this.clients = new ClientTable(clientExpiryMs);
     this.order = new Ordering(self, outboxes);
     // The listener can change (setListener), so replies go through this state.
     this.exec = new ExecutionQueue(self, app, codec, stats, outboxes, clients, (id, r) -> listener.reply(id, r));
+    exec.system = this::groupChange;
+    exec.partitions = members::partitions;
+  }
+
+  /** The first byte of an encoded {@link Wire.GroupChange} (its class's registration). */
+  private final byte changeTag;
+
+  /**
+   * Executes a delivered group change instead of handing it to the application, or returns null
+   * if the message is the application's. Eyrie's own types are registered below the
+   * application's ids, so the first byte of the payload tells.
+   */
+  private Execution groupChange(byte[] payload) {
+    if (payload == null || payload.length == 0 || payload[0] != changeTag) {
+      return null;
+    }
+    Object o;
+    try {
+      o = codec.decode(payload);
+    } catch (IllegalArgumentException e) {
+      return Execution.error("malformed group change: " + e.getMessage());
+    }
+    if (!(o instanceof Wire.GroupChange c)) {
+      return null;
+    }
+    boolean wasKnown = members.knows(c.group());
+    String refused = members.apply(c);
+    if (refused != null) {
+      return Execution.error(refused);
+    }
+    if (!wasKnown && !c.group().equals(self)) {
+      outboxes.addPeer(c.group());
+    }
+    LOG.info("{}: group change delivered: {} {} on nodes {}{}", self, c.kind(), c.group(),
+        Arrays.toString(c.members()), c.open() ? ", open" : "");
+    membershipDirty = true;
+    return Execution.done();
+  }
+
+  private boolean membershipDirty;
+
+  /** Returns the groups this group knows of, by id. */
+  public SortedMap<GroupId, ClusterConfig.GroupInfo> knownGroups() {
+    return members.known();
+  }
+
+  /** Returns the known groups that are open to clients. */
+  public Set<GroupId> openGroups() {
+    return members.open();
   }
 
   /** Sets the receiver of local effects. */
@@ -150,6 +224,10 @@ public final class GroupState {
       LOG.warn("{}: ignoring unknown log entry {}", self, entry == null ? null : entry.getClass().getName());
     }
     outboxes.flushChanged(listener);
+    if (membershipDirty) {
+      membershipDirty = false;
+      listener.membershipChanged(members.known(), members.open());
+    }
     return result;
   }
 
@@ -165,7 +243,7 @@ public final class GroupState {
     }
     for (int i = 0; i < s.dests().length; i++) {
       GroupId d = s.dests()[i];
-      if (d == null || !known.contains(d)) {
+      if (d == null || !members.knows(d)) {
         return "unknown group " + d;
       }
       if (i > 0 && s.dests()[i - 1].compareTo(d) >= 0) {

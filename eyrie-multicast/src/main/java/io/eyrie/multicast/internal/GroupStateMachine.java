@@ -77,8 +77,18 @@ public final class GroupStateMachine extends BaseStateMachine {
   /** Creates the state machine of a group replica with the application's deliverer. */
   public static GroupStateMachine create(GroupId group, ClusterConfig cluster, Codec codec, DelivererFactory apps,
       long clientExpiryMs, Hooks hooks) {
-    return new GroupStateMachine(group, codec,
-        g -> new GroupState(g, cluster.groupIds(), apps.create(g, cluster, codec), codec, clientExpiryMs), hooks);
+    return create(group, cluster, cluster.groupIds(), codec, apps, clientExpiryMs, hooks);
+  }
+
+  /**
+   * Creates the state machine of a group replica that starts knowing the groups of {@code
+   * cluster}, of which those in {@code open} are open (see {@link Membership}).
+   */
+  public static GroupStateMachine create(GroupId group, ClusterConfig cluster, java.util.Set<GroupId> open,
+      Codec codec, DelivererFactory apps, long clientExpiryMs, Hooks hooks) {
+    java.util.Set<GroupId> initiallyOpen = java.util.Set.copyOf(open);
+    return new GroupStateMachine(group, codec, g -> new GroupState(g, cluster.groups().values(), initiallyOpen,
+        apps.create(g, cluster, codec), codec, clientExpiryMs), hooks);
   }
 
   /** Returns the group. */
@@ -167,6 +177,7 @@ public final class GroupStateMachine extends BaseStateMachine {
       state = fresh;
       setLastAppliedTermIndex(snapshot.getTermIndex());
       offerStoredReplies(fresh, listener);
+      listener.membershipChanged(fresh.knownGroups(), fresh.openGroups());
     }
     snapshotsLoaded.incrementAndGet();
     LOG.info("{}: loaded snapshot {}", group, snapshot.getTermIndex());
@@ -261,7 +272,13 @@ public final class GroupStateMachine extends BaseStateMachine {
       Object q = codec.decode(request.getContent().toByteArray());
       Object answer;
       synchronized (lock) {
-        answer = state.app().query(q);
+        if (q instanceof Wire.GroupQuery gq) {
+          // Eyrie's own question; a group this one opened is known too.
+          answer = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
+              : state.knownGroups().containsKey(gq.group()) ? 1 : 0;
+        } else {
+          answer = state.app().query(q);
+        }
       }
       return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(answer))));
     } catch (RuntimeException e) {

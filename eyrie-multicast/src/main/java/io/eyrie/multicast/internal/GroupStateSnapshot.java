@@ -2,6 +2,7 @@ package io.eyrie.multicast.internal;
 
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.multicast.GroupId;
 
 /**
  * Writes and reads the whole replicated state of a group, as one section per part of
@@ -17,7 +18,7 @@ public final class GroupStateSnapshot {
    * table's section). 2 added the highest pending seqs (review F3), encoded Data items (F6) and
    * conflicting messages (F7). Older snapshots are refused.
    */
-  private static final int VERSION = 4;
+  private static final int VERSION = 5; // 5: the groups this group knows of (groups added to a running cluster)
 
   private GroupStateSnapshot() {}
 
@@ -25,6 +26,7 @@ public final class GroupStateSnapshot {
   public static void write(GroupState s, Output out) {
     out.writeInt(VERSION);
     out.writeString(s.self.name());
+    s.members.writeTo(out);
     s.order.writeTo(out, s.codec);
     s.exec.writeTo(out);
     s.outboxes.writeTo(out, s.codec);
@@ -50,6 +52,10 @@ public final class GroupStateSnapshot {
     String self = in.readString();
     if (!self.equals(s.self.name())) {
       throw new IllegalStateException("snapshot of group " + self + " cannot restore group " + s.self);
+    }
+    s.members.readFrom(in);
+    for (GroupId g : s.members.known().keySet()) {
+      s.outboxes.addPeer(g);
     }
     s.order.readFrom(in, s.codec);
     s.exec.readFrom(in);

@@ -57,6 +57,13 @@ final class Outboxes {
     long nextIn;
   }
 
+  /** Opens a channel to a group added to the running cluster (its positions start at 0). */
+  void addPeer(GroupId g) {
+    if (!g.equals(self)) {
+      channels.putIfAbsent(g, new Channel());
+    }
+  }
+
   /** True if this group has a channel to {@code to}. */
   boolean has(GroupId to) {
     return channels.containsKey(to);
@@ -178,10 +185,7 @@ final class Outboxes {
     int n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       GroupId g = GroupId.valueOf(in.readString());
-      Channel c = channels.get(g);
-      if (c == null) {
-        throw new IllegalStateException("snapshot has a channel to unknown group " + g);
-      }
+      Channel c = channels.computeIfAbsent(g, k -> new Channel()); // a group added since the cluster file
       c.nextIn = in.readVarLong(true);
       c.outbox = new SeqQueue(in.readVarLong(true));
       int k = in.readVarInt(true);

@@ -55,6 +55,30 @@ public final class Wire {
    */
   public record Conflict(MsgId id, long ts) {}
 
+  /**
+   * A group change, multicast by an operator to every group as an ordinary message and executed
+   * by Eyrie, not the application: the group becomes known (with {@code open} false) or open to
+   * clients (with {@code open} true) at each destination when it is delivered there.
+   *
+   * @param group the added group
+   * @param kind its kind ("partition")
+   * @param members the nodes that hold its replicas
+   * @param open whether clients may now name it
+   */
+  public record GroupChange(GroupId group, String kind, int[] members, boolean open) {}
+
+  /**
+   * A client asks a node for the cluster as the node knows it (its cluster file with the open
+   * groups added since); the answer's body is the configuration's text form.
+   */
+  public record ViewRequest(long requestId) {}
+
+  /**
+   * A linearizable query Eyrie answers itself, not the application: what the queried group knows
+   * of a group (the answer is 0 unknown, 1 known, 2 open).
+   */
+  public record GroupQuery(GroupId group) {}
+
   /** Client frame: a request to multicast. */
   public record ClientRequest(long requestId, Start start) {}
 

@@ -36,5 +36,8 @@ public final class WireTypes {
     k.register(int[].class, 30);
     k.register(String[].class, 31);
     k.register(Wire.Conflict.class, 32);
+    k.register(Wire.GroupChange.class, 33);
+    k.register(Wire.ViewRequest.class, 34);
+    k.register(Wire.GroupQuery.class, 35);
   }
 }

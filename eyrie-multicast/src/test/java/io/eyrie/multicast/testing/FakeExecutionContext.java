@@ -141,4 +141,26 @@ public final class FakeExecutionContext implements ExecutionContext {
     }
     return out;
   }
+
+  private List<GroupId> partitions;
+
+  /** Sets what {@link #partitions()} returns (by default the destinations not named "oracle"). */
+  public FakeExecutionContext partitions(GroupId... ps) {
+    this.partitions = List.of(ps);
+    return this;
+  }
+
+  @Override
+  public List<GroupId> partitions() {
+    if (partitions != null) {
+      return partitions;
+    }
+    List<GroupId> out = new ArrayList<>();
+    for (GroupId g : dests) {
+      if (!g.name().equals("oracle")) {
+        out.add(g);
+      }
+    }
+    return out;
+  }
 }
