@@ -40,7 +40,8 @@ final class CallDispatcher {
   /** The longest attempt timeout, as a multiple of the first (a power of two). */
   static final int MAX_BACKOFF = 4;
 
-  private final ClusterConfig cluster;
+  /** The cluster as the client knows it; grows when the client learns added groups. */
+  private volatile ClusterConfig cluster;
   private final Codec codec;
   private final long attemptTimeoutMs;
   private final long totalTimeoutMs;
@@ -77,6 +78,11 @@ final class CallDispatcher {
       m.put(n.id(), new ClientConnection(this, n, base.clone(), codec, MAX_REPLY_FRAME_BYTES));
     }
     this.conns = Collections.unmodifiableMap(m);
+  }
+
+  /** Replaces the cluster this dispatcher routes by (same nodes, more groups). */
+  void learn(ClusterConfig newer) {
+    this.cluster = newer;
   }
 
   long resends() {
@@ -155,8 +161,9 @@ final class CallDispatcher {
   }
 
   private int pick(GroupId group, int avoid) {
-    List<Integer> members = cluster.group(group).members();
-    Integer hint = leaderHints.get(group);
+    // A view request (no group) may go to any node.
+    List<Integer> members = group == null ? List.copyOf(cluster.nodes().keySet()) : cluster.group(group).members();
+    Integer hint = group == null ? null : leaderHints.get(group);
     long now = System.nanoTime();
     if (hint != null && hint != avoid && !conns.get(hint).down(now)) {
       return hint;
@@ -243,7 +250,7 @@ final class CallDispatcher {
       }
       return;
     }
-    if (r.leaderHint() > 0 && cluster.group(c.group).members().contains(r.leaderHint())) {
+    if (r.leaderHint() > 0 && c.group != null && cluster.group(c.group).members().contains(r.leaderHint())) {
       leaderHints.put(c.group, r.leaderHint());
     }
     switch (r.status()) {

@@ -18,7 +18,7 @@ final class ClientCall {
 
   /** The multicast's sequence number, or -1 for a query. */
   final long seq;
-  /** The group that answers: the reply group, or the queried group. */
+  /** The group that answers: the reply group, or the queried group; null for a view request (any node answers). */
   final GroupId group;
   private final Wire.Start start;
   private final byte[] query;
@@ -45,7 +45,10 @@ final class ClientCall {
 
   /** Returns the frame for one attempt. */
   Object frame(long requestId) {
-    return start != null ? new Wire.ClientRequest(requestId, start) : new Wire.QueryRequest(requestId, group, query);
+    if (start != null) {
+      return new Wire.ClientRequest(requestId, start);
+    }
+    return group == null ? new Wire.ViewRequest(requestId) : new Wire.QueryRequest(requestId, group, query);
   }
 
   /** Returns the multicast's id, or null for a query. */
@@ -55,6 +58,6 @@ final class ClientCall {
 
   @Override
   public String toString() {
-    return start != null ? "multicast " + start.id() : "query to " + group;
+    return start != null ? "multicast " + start.id() : group == null ? "view request" : "query to " + group;
   }
 }

@@ -4,8 +4,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Read-only questions an operator or a test harness asks a running cluster over the network,
- * without hosting a replica: which node leads each group.
+ * What an operator or a test harness does to a running cluster over the network, without
+ * hosting a replica: ask which node leads each group, and add a group.
  */
 public final class ClusterAdmin {
   private ClusterAdmin() {}
@@ -26,5 +26,83 @@ public final class ClusterAdmin {
       out.put(g.group().name(), g.leader());
     }
     return out;
+  }
+
+  /**
+   * Adds a partition group to the running cluster, on existing nodes, while clients keep
+   * running. In three steps, each waited for:
+   * <ol>
+   *   <li>a group change multicast to every group makes the new group <em>known</em>: each
+   *       group delivers it at one point of its order, after which it orders and channels
+   *       messages naming the group; each node that delivers it learns the group, and its
+   *       members create their replicas (a Ratis group add);
+   *   <li>once every group, the new one included, answers that it knows the group (linearizable
+   *       queries), a second change multicast to all of them makes it <em>open</em>;
+   *   <li>once every group answers that it is open, nodes accept client messages naming it.
+   * </ol>
+   * Opening only after every group knows the group means no group refuses a message naming it
+   * that another destination accepted (which would leave that message undecided). The cluster
+   * file need not change: each node records the groups it learned in its storage directory. An
+   * application learns of the new partition separately (Eyrie's DS-SMR oracle through its own
+   * command). Run one addition at a time.
+   *
+   * @param client a client of the cluster
+   * @param group the new group's name (not in use)
+   * @param members the existing nodes that will hold its replicas
+   * @param timeout how long to wait in all
+   * @return the cluster as the client knows it afterwards
+   * @throws IllegalArgumentException if the name is in use by another group or a member is unknown
+   * @throws java.util.concurrent.TimeoutException if a step did not finish in time
+   * @throws Exception if a step failed (the cluster refused the change)
+   */
+  public static ClusterConfig addGroup(MulticastClient client, GroupId group, java.util.List<Integer> members,
+      java.time.Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    ClusterConfig view = client.refreshView().get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
+    ClusterConfig.GroupInfo info = new ClusterConfig.GroupInfo(group, ClusterConfig.Kind.PARTITION,
+        java.util.List.copyOf(new java.util.TreeSet<>(members)));
+    view.withGroup(info); // validates: members exist, the name is free or the same group
+    if (view.groups().containsKey(group)) {
+      return view; // open already
+    }
+    int[] m = info.members().stream().mapToInt(Integer::intValue).toArray();
+    java.util.TreeSet<GroupId> all = new java.util.TreeSet<>(view.groupIds());
+    client.multicast(all, all.first(), new io.eyrie.multicast.internal.Wire.GroupChange(group, "partition", m, false))
+        .get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
+    client.learn(info);
+    all.add(group);
+    awaitEveryGroup(client, all, group, 1, deadline);
+    client.multicast(all, all.first(), new io.eyrie.multicast.internal.Wire.GroupChange(group, "partition", m, true))
+        .get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
+    awaitEveryGroup(client, all, group, 2, deadline);
+    return client.cluster();
+  }
+
+  /** Polls every group until it answers at least {@code level} about {@code group} (1 known, 2 open). */
+  private static void awaitEveryGroup(MulticastClient client, java.util.Set<GroupId> groups, GroupId group, int level,
+      long deadline) throws Exception {
+    for (GroupId g : groups) {
+      while (true) {
+        Object answer;
+        try {
+          answer = client.query(g, new io.eyrie.multicast.internal.Wire.GroupQuery(group))
+              .get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          answer = null; // not there yet (a replica being created, a leader being elected)
+        }
+        if (answer instanceof Integer i && i >= level) {
+          break;
+        }
+        if (remaining(deadline) <= 0) {
+          throw new java.util.concurrent.TimeoutException("group " + g + " did not learn that " + group + " is "
+              + (level == 1 ? "known" : "open") + " in time (last answer " + answer + ")");
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // poll pace
+      }
+    }
+  }
+
+  private static long remaining(long deadline) {
+    return Math.max(0, deadline - System.nanoTime());
   }
 }

@@ -157,6 +157,31 @@ public final class ClusterConfig {
     return out;
   }
 
+  /**
+   * Returns this configuration with one more group (a group added to the running cluster), or
+   * this configuration if it has the group already.
+   *
+   * @param g the group, on nodes of this cluster
+   * @return the configuration with the group
+   * @throws IllegalArgumentException if the cluster has another group of that name, or the group
+   *     names an unknown node
+   */
+  public ClusterConfig withGroup(GroupInfo g) {
+    GroupInfo had = groups.get(g.id());
+    if (had != null) {
+      if (!had.equals(g)) {
+        throw new IllegalArgumentException("group " + g.id() + " exists already as " + had);
+      }
+      return this;
+    }
+    Builder b = newBuilder();
+    nodes.values().forEach(n -> b.node(n.id(), n.host(), n.raftPort(), n.clientPort()));
+    metricsPorts.forEach(b::metricsPort);
+    groups.values().forEach(x -> b.group(x.id(), x.kind(), x.members()));
+    b.group(g.id(), g.kind(), g.members());
+    return b.build();
+  }
+
   /** Returns this configuration in its text form, which {@link #parse(String)} reads back. */
   public String toText() {
     StringBuilder sb = new StringBuilder();

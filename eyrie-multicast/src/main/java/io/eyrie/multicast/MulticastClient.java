@@ -124,6 +124,14 @@ public final class MulticastClient implements AutoCloseable {
    * @return the reply group's decoded reply; fails as {@link #multicast(Set, Object)} does
    */
   public CompletableFuture<Object> multicast(Set<GroupId> dests, GroupId replyGroup, Object payload) {
+    if (dests != null && !hasNull(dests) && !cluster.groups().keySet().containsAll(dests)) {
+      // Perhaps a group added to the running cluster since this client started: ask once.
+      return refreshView().handle((v, e) -> v).thenCompose(v -> send(dests, replyGroup, payload));
+    }
+    return send(dests, replyGroup, payload);
+  }
+
+  private CompletableFuture<Object> send(Set<GroupId> dests, GroupId replyGroup, Object payload) {
     GroupId[] sorted;
     byte[] bytes;
     try {
@@ -165,6 +173,13 @@ public final class MulticastClient implements AutoCloseable {
    * @return the decoded answer; fails as {@link #multicast(Set, Object)} does
    */
   public CompletableFuture<Object> query(GroupId group, Object query) {
+    if (group != null && !cluster.groups().containsKey(group)) {
+      return refreshView().handle((v, e) -> v).thenCompose(v -> ask(group, query));
+    }
+    return ask(group, query);
+  }
+
+  private CompletableFuture<Object> ask(GroupId group, Object query) {
     byte[] bytes;
     try {
       if (group == null || !cluster.groups().containsKey(group)) {
@@ -204,7 +219,21 @@ public final class MulticastClient implements AutoCloseable {
    * @return the view after learning
    */
   public CompletableFuture<ClusterConfig> refreshView() {
-    return CompletableFuture.completedFuture(cluster);
+    return dispatcher.submit(new ClientCall(-1, null, null, null)).thenApply(o -> {
+      ClusterConfig told = ClusterConfig.parse((String) o);
+      for (ClusterConfig.GroupInfo g : told.groups().values()) {
+        learn(g);
+      }
+      return cluster;
+    });
+  }
+
+  /** Learns a group added to the running cluster (for {@link ClusterAdmin}, which adds it). */
+  synchronized void learn(ClusterConfig.GroupInfo g) {
+    if (!cluster.groups().containsKey(g.id())) {
+      cluster = cluster.withGroup(g);
+      dispatcher.learn(cluster);
+    }
   }
 
   /** Fails every outstanding call, closes the connections and stops the client's threads. Idempotent. */

@@ -56,7 +56,14 @@ public final class Node implements AutoCloseable {
     RatisSupport.configureNetty();
   }
 
-  private final ClusterConfig cluster;
+  /** The cluster file's configuration with the groups added to the running cluster since. */
+  private volatile ClusterConfig cluster;
+  /** The groups clients may name: the cluster file's, and added ones once opened. */
+  private final java.util.Set<GroupId> open = ConcurrentHashMap.newKeySet();
+  /** The groups of the cluster file (open from the start everywhere). */
+  private final java.util.Set<GroupId> fileGroups;
+  private final Path storage;
+  private final DelivererFactory apps;
   private final int nodeId;
   private final NodeOptions options;
   private final Codec codec;
@@ -84,16 +91,18 @@ public final class Node implements AutoCloseable {
 
   private Node(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options)
       throws IOException {
-    this.cluster = cluster;
     this.nodeId = nodeId;
     this.options = options;
+    this.storage = storage;
+    this.apps = apps;
     this.codec = new Codec(options.registry());
+    open.addAll(cluster.groupIds());
+    this.fileGroups = java.util.Set.copyOf(cluster.groupIds());
+    Files.createDirectories(storage);
+    this.cluster = AddedGroups.load(storage, cluster, open);
+    cluster = this.cluster;
     ClusterConfig.NodeInfo self = cluster.node(nodeId);
     List<GroupId> local = cluster.groupsOf(nodeId);
-    Map<RaftGroupId, GroupId> byRaftId = new ConcurrentHashMap<>();
-    for (GroupId g : cluster.groupIds()) {
-      byRaftId.put(RatisSupport.raftGroupId(g), g);
-    }
     this.channels = new NodeChannels(cluster, nodeId, codec, options, this::machine);
     for (GroupId g : local) {
       routers.put(g, new ReplyRouter());
@@ -114,28 +123,7 @@ public final class Node implements AutoCloseable {
         channels.resubmitLater(group, start);
       }
     });
-    Files.createDirectories(storage);
-    Function<RaftGroupId, GroupStateMachine> registry = rgid -> {
-      GroupId g = byRaftId.get(rgid);
-      if (g == null || !local.contains(g)) {
-        throw new IllegalStateException("node " + nodeId + " does not host Ratis group " + rgid);
-      }
-      GroupStateMachine sm = GroupStateMachine.create(g, cluster, codec, apps, options.clientExpiryMs(),
-          channels::leaderChanged);
-      sm.setListener(new GroupState.Listener() {
-        @Override
-        public void reply(MsgId id, GroupState.Reply reply) {
-          routers.get(g).complete(id, reply);
-        }
-
-        @Override
-        public void outboxChanged(GroupId to) {
-          channels.outboxChanged(g, to);
-        }
-      });
-      machines.put(g, sm);
-      return sm;
-    };
+    Function<RaftGroupId, GroupStateMachine> registry = this::newMachine;
     this.server = RaftServer.newBuilder()
         .setServerId(RatisSupport.peerId(nodeId))
         .setProperties(RatisSupport.serverProperties(self, storage.toFile(), options))
@@ -157,6 +145,7 @@ public final class Node implements AutoCloseable {
       }
       for (GroupId g : local) {
         channels.attach(g, server.getDivision(RatisSupport.raftGroupId(g)));
+        hosted.add(g);
       }
       this.endpoint = ClientEndpoint.start(self.host(), self.clientPort(), codec, new Handler(), options.maxFrameBytes());
       channels.start();
@@ -207,9 +196,17 @@ public final class Node implements AutoCloseable {
     return nodeId;
   }
 
-  /** Returns the cluster. */
+  /**
+   * Returns the cluster as this node knows it: its cluster file's configuration with the groups
+   * added to the running cluster since (see {@link ClusterAdmin#addGroup}).
+   */
   public ClusterConfig cluster() {
     return cluster;
+  }
+
+  /** Returns true if clients may name the group (a group being added is not open yet). */
+  public boolean isOpen(GroupId g) {
+    return open.contains(g);
   }
 
   /** Returns the codec of this node. */
@@ -217,9 +214,122 @@ public final class Node implements AutoCloseable {
     return codec;
   }
 
-  /** Returns the groups hosted here. */
+  /** Returns the groups hosted here (a group added to the cluster once its replica here runs). */
   public List<GroupId> groups() {
-    return cluster.groupsOf(nodeId);
+    return List.copyOf(hosted);
+  }
+
+  private final java.util.concurrent.CopyOnWriteArrayList<GroupId> hosted = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Creates the state machine of a hosted group (Ratis's state machine registry). */
+  private GroupStateMachine newMachine(RaftGroupId rgid) {
+    ClusterConfig c = cluster;
+    GroupId g = null;
+    for (GroupId x : c.groupsOf(nodeId)) {
+      if (RatisSupport.raftGroupId(x).equals(rgid)) {
+        g = x;
+      }
+    }
+    if (g == null) {
+      throw new IllegalStateException("node " + nodeId + " does not host Ratis group " + rgid);
+    }
+    GroupId group = g;
+    routers.putIfAbsent(group, new ReplyRouter());
+    // A replica starts from the cluster file's groups, all open, and the added groups this node
+    // knows, not yet open: its log (or snapshot) opens them again, as it did the first time.
+    GroupStateMachine sm = GroupStateMachine.create(group, c, fileGroups, codec, apps,
+        options.clientExpiryMs(), channels::leaderChanged);
+    sm.setListener(new GroupState.Listener() {
+      @Override
+      public void reply(MsgId id, GroupState.Reply reply) {
+        routers.get(group).complete(id, reply);
+      }
+
+      @Override
+      public void outboxChanged(GroupId to) {
+        channels.outboxChanged(group, to);
+      }
+
+      @Override
+      public void membershipChanged(SortedMap<GroupId, ClusterConfig.GroupInfo> known, java.util.Set<GroupId> opened) {
+        learn(known, opened);
+      }
+    });
+    machines.put(group, sm);
+    return sm;
+  }
+
+  /**
+   * Learns what a hosted replica delivered about groups added to the running cluster: a group
+   * becomes known here (channel senders towards it; a replica of it if this node is a member,
+   * created off the apply thread), then open (clients may name it). Remembered in the storage
+   * directory, so that Ratis finds the added groups' state machines after a restart.
+   */
+  private synchronized void learn(SortedMap<GroupId, ClusterConfig.GroupInfo> known, java.util.Set<GroupId> opened) {
+    boolean changed = false;
+    for (ClusterConfig.GroupInfo g : known.values()) {
+      if (cluster.groups().containsKey(g.id()) || g.members().isEmpty()) {
+        continue;
+      }
+      try {
+        cluster = cluster.withGroup(g);
+      } catch (IllegalArgumentException e) {
+        LOG.error("node {}: cannot learn group {}: {}", nodeId, g, e.getMessage());
+        continue;
+      }
+      changed = true;
+      channels.learn(cluster, g.id());
+      LOG.info("node {}: learned group {} on nodes {}", nodeId, g.id(), g.members());
+      if (g.members().contains(nodeId)) {
+        routers.putIfAbsent(g.id(), new ReplyRouter());
+        groupAdder.execute(() -> host(g.id()));
+      }
+    }
+    for (GroupId g : opened) {
+      if (cluster.groups().containsKey(g) && open.add(g)) {
+        changed = true;
+        LOG.info("node {}: group {} is open", nodeId, g);
+      }
+    }
+    if (changed) {
+      try {
+        AddedGroups.save(storage, cluster, fileGroups, open);
+      } catch (IOException e) {
+        LOG.error("node {}: cannot save the added groups: {}", nodeId, e.toString());
+      }
+    }
+  }
+
+  private final java.util.concurrent.ExecutorService groupAdder = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "eyrie-group-add");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** Creates this node's replica of an added group, unless it has one (Ratis's group add). */
+  private void host(GroupId g) {
+    if (stopping || hosted.contains(g)) {
+      return;
+    }
+    RaftGroupId rgid = RatisSupport.raftGroupId(g);
+    try {
+      boolean exists = false;
+      for (RaftGroupId x : server.getGroupIds()) {
+        exists |= x.equals(rgid);
+      }
+      if (!exists) {
+        RaftClientReply r = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(),
+            RatisSupport.peerId(nodeId), 0, RatisSupport.raftGroup(cluster, g)));
+        if (!r.isSuccess()) {
+          throw new IOException(String.valueOf(r.getException()));
+        }
+      }
+      channels.attach(g, server.getDivision(rgid));
+      hosted.add(g);
+      LOG.info("node {}: hosts added group {}", nodeId, g);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("node {}: cannot create its replica of added group {}: {}", nodeId, g, e.toString());
+    }
   }
 
   private GroupStateMachine machine(GroupId g) {
@@ -501,6 +611,7 @@ public final class Node implements AutoCloseable {
   private void closeQuietly() {
     stopping = true;
     balancer.shutdownNow();
+    groupAdder.shutdownNow();
     try {
       if (endpoint != null) {
         endpoint.close();
@@ -534,6 +645,11 @@ public final class Node implements AutoCloseable {
       for (GroupId d : s.dests()) {
         if (d == null || !cluster.groups().containsKey(d)) {
           return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + d, 0));
+        }
+        if (!open.contains(d) && !opens(s, d)) {
+          // Being added: every group must know it before clients may name it. Try again.
+          return CompletableFuture.completedFuture(error(GroupState.UNAVAILABLE,
+              "group " + d + " is being added to the cluster and not open yet", 0));
         }
       }
       if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
@@ -581,6 +697,30 @@ public final class Node implements AutoCloseable {
         }
         return new Wire.ClientReply(request.requestId(), GroupState.OK, bytes, null, hint);
       });
+    }
+
+    @Override
+    public CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {
+      ClusterConfig c = cluster;
+      ClusterConfig.Builder b = ClusterConfig.newBuilder();
+      c.nodes().values().forEach(n -> b.node(n.id(), n.host(), n.raftPort(), n.clientPort()));
+      for (ClusterConfig.GroupInfo g : c.groups().values()) {
+        if (open.contains(g.id())) {
+          b.group(g.id(), g.kind(), g.members());
+        }
+      }
+      return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.OK,
+          codec.encode(b.build().toText()), null, 0));
+    }
+
+    /** True if the message is the group change that opens {@code g} (it names g before g is open). */
+    private boolean opens(Wire.Start s, GroupId g) {
+      try {
+        return s.payload().length > 0 && codec.decode(s.payload()) instanceof Wire.GroupChange c && c.open()
+            && g.equals(c.group());
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
     }
 
     private Wire.ClientReply error(int status, String message, int hint) {

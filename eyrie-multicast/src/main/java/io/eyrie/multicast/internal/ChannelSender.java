@@ -112,9 +112,13 @@ final class ChannelSender {
     if (active) {
       return;
     }
+    long[] p = sm.read(s -> s.channelPositions(to));
+    if (p == null) {
+      return; // a group added to the cluster that this replica has not learned of yet
+    }
     active = true;
     epoch++;
-    sent = sm.read(s -> s.channelPositions(to)[0]);
+    sent = p[0];
     inFlight = 0;
     lastAckSent = -1;
     retryAfterNanos = 0;
@@ -147,9 +151,15 @@ final class ChannelSender {
         long floor = sent;
         View view = sm.read(s -> {
           long[] p = s.channelPositions(to);
+          if (p == null) {
+            return null; // an installed snapshot predates the group's addition
+          }
           long start = Math.max(floor, p[0]);
           return new View(p, start, start < p[1] ? s.outboxRange(to, start, maxItems) : List.of());
         });
+        if (view == null) {
+          return;
+        }
         long next = view.pos[1];
         long nextIn = view.pos[2];
         sent = view.start;

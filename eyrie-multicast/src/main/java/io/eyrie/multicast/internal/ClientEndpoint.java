@@ -144,6 +144,8 @@ public final class ClientEndpoint implements AutoCloseable {
         dispatch(ctx, r.requestId(), () -> handler.multicast(r));
       } else if (msg instanceof Wire.QueryRequest q) {
         dispatch(ctx, q.requestId(), () -> handler.query(q));
+      } else if (msg instanceof Wire.ViewRequest v) {
+        dispatch(ctx, v.requestId(), () -> handler.view(v));
       } else {
         String type = msg == FrameCodec.NULL_FRAME ? "null" : msg.getClass().getName();
         LOG.debug("{}: unexpected frame type {}", ctx.channel().remoteAddress(), type);

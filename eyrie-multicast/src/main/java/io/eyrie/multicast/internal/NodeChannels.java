@@ -33,7 +33,8 @@ public final class NodeChannels implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeChannels.class);
   private static final long TICK_MS = 10;
 
-  private final ClusterConfig cluster;
+  /** The cluster as this node knows it (groups added to the running cluster included). */
+  private volatile ClusterConfig cluster;
   private final Codec codec;
   private final NodeOptions options;
   private final Function<GroupId, GroupStateMachine> machines;
@@ -107,17 +108,35 @@ public final class NodeChannels implements AutoCloseable {
   static final long RESUBMIT_PAUSE_MS = 100;
 
   /** Registers a hosted group's Ratis division and creates its channel senders. */
-  public void attach(GroupId g, RaftServer.Division division) {
-    divisions.put(g, division);
-    GroupStateMachine sm = machines.apply(g);
+  public synchronized void attach(GroupId g, RaftServer.Division division) {
     Map<GroupId, ChannelSender> out = new ConcurrentHashMap<>();
-    for (GroupId to : cluster.groupIds()) {
-      if (!to.equals(g)) {
-        out.put(to, new ChannelSender(sm, to, new RaftClientHolder(() -> RatisSupport.newClient(cluster, to, options)), codec,
-            options.channelWindow(), options.channelBatchMaxItems()));
-      }
-    }
     senders.put(g, out);
+    for (GroupId to : cluster.groupIds()) {
+      addSender(g, to);
+    }
+    divisions.put(g, division);
+  }
+
+  /**
+   * Learns a group added to the running cluster: replaces the cluster this node knows and opens
+   * a channel sender towards the group from every hosted group.
+   */
+  public synchronized void learn(ClusterConfig newer, GroupId added) {
+    this.cluster = newer;
+    for (GroupId from : senders.keySet()) {
+      addSender(from, added);
+    }
+  }
+
+  private void addSender(GroupId from, GroupId to) {
+    Map<GroupId, ChannelSender> out = senders.get(from);
+    if (to.equals(from) || out == null || out.containsKey(to)) {
+      return;
+    }
+    ClusterConfig c = cluster;
+    out.put(to, new ChannelSender(machines.apply(from), to,
+        new RaftClientHolder(() -> RatisSupport.newClient(c, to, options)), codec, options.channelWindow(),
+        options.channelBatchMaxItems()));
   }
 
   /** Starts the ticker. */

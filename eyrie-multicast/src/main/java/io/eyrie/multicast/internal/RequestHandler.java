@@ -15,4 +15,10 @@ public interface RequestHandler {
 
   /** Answers a read-only query with a linearizable read on one group. */
   CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request);
+
+  /** Answers with the cluster as the node knows it (its configuration's text form, encoded). */
+  default CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {
+    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.BAD_REQUEST, null,
+        "this endpoint answers no view requests", 0));
+  }
 }

@@ -1,0 +1,106 @@
+package io.eyrie.multicast.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.esotericsoftware.kryo.io.Input;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.Wire.Start;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A group added to the running cluster becomes known to a group exactly where that group
+ * delivers the group change: before it, a message naming the new group is refused; after it,
+ * the message is ordered and its proposal goes out on a new channel. The knowledge is part of the
+ * replicated state (snapshots carry it), and the application never sees the change.
+ */
+@Timeout(30)
+class GroupStateMembershipTest {
+  private static final GroupId A = GroupId.valueOf("a");
+  private static final GroupId B = GroupId.valueOf("b");
+  private static final GroupId NEW = GroupId.valueOf("p9");
+
+  private final RulesSupport t = new RulesSupport();
+
+  private GroupState group(GroupId self, RulesSupport.ParkingApp app) {
+    List<ClusterConfig.GroupInfo> file = List.of(
+        new ClusterConfig.GroupInfo(A, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)),
+        new ClusterConfig.GroupInfo(B, ClusterConfig.Kind.ORACLE, List.of(1, 2, 3)));
+    GroupState s = new GroupState(self, file, Set.of(A, B), app, t.codec, SimGroups.NO_EXPIRY);
+    t.listen(s);
+    return s;
+  }
+
+  private Start change(long seq, boolean open) {
+    return new Start(MsgId.valueOf(RulesSupport.CLIENT, seq, 0), new GroupId[] {A}, A,
+        t.codec.encode(new Wire.GroupChange(NEW, "partition", new int[] {3, 1, 2}, open)), 0);
+  }
+
+  @Test
+  void aGroupIsKnownFromTheDeliveryOfItsChangeAndSnapshotsCarryIt() {
+    RulesSupport.ParkingApp app = new RulesSupport.ParkingApp();
+    GroupState a = group(A, app);
+    assertEquals(List.of(A), a.members.partitions());
+
+    Start early = t.start(1, 0, A, A, NEW);
+    t.submit(a, early);
+    assertEquals(GroupState.BAD_REQUEST, t.repliesFor(early.id()).get(0).reply().status(),
+        "a message naming a group not known yet is refused");
+    assertNull(a.channelPositions(NEW));
+
+    Start known = change(2, false);
+    t.submit(a, known);
+    assertEquals(GroupState.OK, t.repliesFor(known.id()).get(0).reply().status());
+    assertTrue(app.log.isEmpty(), "the application does not see group changes: " + app.log);
+    SortedMap<GroupId, ClusterConfig.GroupInfo> groups = a.knownGroups();
+    assertEquals(List.of(1, 2, 3), groups.get(NEW).members());
+    assertFalse(a.openGroups().contains(NEW));
+    assertEquals(List.of(A, NEW), a.members.partitions(), "partitions as the executing group knows them");
+
+    Start open = change(3, true);
+    t.submit(a, open);
+    assertTrue(a.openGroups().contains(NEW));
+
+    Start later = t.start(4, 0, A, A, NEW);
+    t.submit(a, later);
+    assertTrue(t.repliesFor(later.id()).isEmpty(), "ordered, waiting for the new group's proposal: " + t.repliesFor(later.id()));
+    long[] pos = a.channelPositions(NEW);
+    assertNotNull(pos);
+    assertEquals(1, pos[1] - pos[0], "its proposal went out on the new channel");
+
+
+    // A replica that restores the snapshot into a state built from the cluster file alone.
+    GroupState restored = group(A, new RulesSupport.ParkingApp());
+    GroupStateSnapshot.read(restored, new Input(t.snapshot(a)));
+    assertEquals(a.knownGroups(), restored.knownGroups());
+    assertEquals(a.openGroups(), restored.openGroups());
+    assertArrayEquals(a.channelPositions(NEW), restored.channelPositions(NEW));
+    assertArrayEquals(t.snapshot(a), t.snapshot(restored), "equal states give equal bytes");
+  }
+
+  @Test
+  void aChangeThatWouldAlterAKnownGroupIsRefused() {
+    GroupState a = group(A, new RulesSupport.ParkingApp());
+    t.submit(a, change(1, false));
+    Start other = new Start(MsgId.valueOf(RulesSupport.CLIENT, 2, 0), new GroupId[] {A}, A,
+        t.codec.encode(new Wire.GroupChange(NEW, "partition", new int[] {1, 2}, false)), 0);
+    t.submit(a, other);
+    assertEquals(GroupState.ERROR, t.repliesFor(other.id()).get(0).reply().status());
+    assertEquals(List.of(1, 2, 3), a.knownGroups().get(NEW).members());
+    Start oracle = new Start(MsgId.valueOf(RulesSupport.CLIENT, 3, 0), new GroupId[] {A}, A,
+        t.codec.encode(new Wire.GroupChange(GroupId.valueOf("o2"), "oracle", new int[] {1}, false)), 0);
+    t.submit(a, oracle);
+    assertEquals(GroupState.ERROR, t.repliesFor(oracle.id()).get(0).reply().status());
+    assertFalse(a.knownGroups().containsKey(GroupId.valueOf("o2")));
+  }
+}
