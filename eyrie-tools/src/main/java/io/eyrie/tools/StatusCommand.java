@@ -55,8 +55,8 @@ final class StatusCommand implements Command {
     if (!a.positional().isEmpty()) {
       throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
     }
-    ClusterConfig cluster = Tools.cluster(a);
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(3), Duration.ofMillis(100)).toMillis();
+    ClusterConfig cluster = Tools.view(Tools.cluster(a), timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
     List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs);
     boolean allLed = true;

@@ -21,4 +21,17 @@ final class Tools {
       throw new Args.UsageException("cannot read " + file + ": " + e.getMessage());
     }
   }
+
+  /**
+   * Returns the cluster as its nodes know it: the file's groups and the partitions added to the
+   * running cluster since (asked of any node); the file's alone if no node answers in time.
+   */
+  static ClusterConfig view(ClusterConfig file, long timeoutMs) {
+    try (io.eyrie.multicast.MulticastClient mc = io.eyrie.multicast.MulticastClient.newBuilder().cluster(file)
+        .registry(io.eyrie.core.Eyrie.registry()).totalTimeoutMs(timeoutMs).build()) {
+      return mc.refreshView().get(timeoutMs + 1000, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      return file;
+    }
+  }
 }
