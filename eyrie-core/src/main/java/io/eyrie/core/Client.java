@@ -441,6 +441,22 @@ public final class Client implements AutoCloseable {
   }
 
   /**
+   * Hands the oracle what each partition sampled of its single-partition commands (see
+   * {@link Msgs.SamplesReq}); a partition that does not answer is skipped this round.
+   */
+  private CompletableFuture<Void> observeSamples() {
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (GroupId p : mc.cluster().partitions()) {
+      all.add(mc.query(p, new Msgs.SamplesReq()).thenCompose(o -> {
+        Msgs.Observed s = (Msgs.Observed) o;
+        return s.accesses().isEmpty() ? CompletableFuture.completedFuture(null)
+            : mc.query(oracle, s).thenApply(x -> (Void) null);
+      }).exceptionally(e -> null));
+    }
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+  }
+
+  /**
    * Moves up to {@code max} objects to where the oracle's learned plan wants them (an oracle
    * with {@code Placement.GRAPH}; with another oracle nothing moves), through the ordinary
    * linearizable move path: one move per source and target partition. Used by
@@ -450,7 +466,7 @@ public final class Client implements AutoCloseable {
    * @return how many objects the moves covered
    */
   public CompletableFuture<Integer> rebalance(int max) {
-    return mc.query(oracle, new Msgs.PlanReq(max)).thenCompose(o -> {
+    return observeSamples().thenCompose(v -> mc.query(oracle, new Msgs.PlanReq(max))).thenCompose(o -> {
       Msgs.PlanMoves plan = (Msgs.PlanMoves) o;
       TreeMap<List<GroupId>, List<ObjId>> byPair = new TreeMap<>(
           java.util.Comparator.<List<GroupId>, GroupId>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)));

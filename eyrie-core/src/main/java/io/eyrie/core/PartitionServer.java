@@ -81,6 +81,7 @@ final class PartitionServer implements Deliverer {
           return Execution.reply(CoreReply.retry(null));
         }
       }
+      sample(a.cmd());
       return Execution.reply(execute(a.cmd(), null));
     } else if (p instanceof MoveReq m) {
       if (self.equals(m.src())) {
@@ -278,8 +279,39 @@ final class PartitionServer implements Deliverer {
     return out;
   }
 
+  /** Every how many multi-object single-partition commands one is sampled. */
+  static final int SAMPLE_EVERY = 4;
+  /** The most samples kept between two {@link Msgs.SamplesReq}s (older ones are dropped). */
+  static final int MAX_SAMPLES = 4096;
+  private final java.util.ArrayDeque<long[]> samples = new java.util.ArrayDeque<>();
+  private long sampleTick;
+
+  /**
+   * Remembers the objects of some single-partition commands that touch several objects, for the
+   * learned placement. Not replicated and never read by execution: each replica keeps its own,
+   * and only the leader's are asked for, so it cannot make replicas diverge.
+   */
+  private void sample(Command cmd) {
+    if (cmd.objects().size() < 2 || ++sampleTick % SAMPLE_EVERY != 0) {
+      return;
+    }
+    synchronized (samples) {
+      if (samples.size() == MAX_SAMPLES) {
+        samples.pollFirst();
+      }
+      samples.addLast(cmd.objects().stream().mapToLong(ObjId::value).toArray());
+    }
+  }
+
   @Override
   public Object query(Object query) {
+    if (query instanceof Msgs.SamplesReq) {
+      synchronized (samples) {
+        java.util.ArrayList<long[]> out = new java.util.ArrayList<>(samples);
+        samples.clear();
+        return new Msgs.Observed(out, SAMPLE_EVERY);
+      }
+    }
     if (query instanceof Msgs.StatsReq r) {
       long[] ids = null;
       if (r.withObjects()) {

@@ -43,7 +43,7 @@ final class GraphPlacement implements AutoCloseable {
   private final PlacementPlanner planner = new PlacementPlanner();
   /** Touched by the planner thread only. */
   private final WorkloadGraph graph = new WorkloadGraph();
-  private final ConcurrentLinkedQueue<List<ObjId>> observed = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Observation> observed = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
   /** One planner thread, which ends when idle (an oracle replica has no close hook). */
   private final java.util.concurrent.ThreadPoolExecutor worker = new java.util.concurrent.ThreadPoolExecutor(1, 1,
@@ -64,12 +64,19 @@ final class GraphPlacement implements AutoCloseable {
 
   /** Records the objects of a consulted command (a multi-object access). */
   void observe(List<ObjId> objects) {
+    observe(objects, 1.0);
+  }
+
+  /** Records the objects of commands that accessed them together, {@code weight} commands' worth. */
+  void observe(List<ObjId> objects, double weight) {
     if (objects.size() < 2 || queued.get() >= MAX_QUEUED) {
       return;
     }
     queued.incrementAndGet();
-    observed.add(objects);
+    observed.add(new Observation(objects, weight));
   }
+
+  private record Observation(List<ObjId> objects, double weight) {}
 
   /**
    * Starts a new plan in the background if one is due; {@code locations} is called at once (the
@@ -106,10 +113,10 @@ final class GraphPlacement implements AutoCloseable {
     double seconds = (now - lastDecayNanos) / 1e9;
     lastDecayNanos = now;
     graph.decay(Math.pow(0.5, seconds / HALF_LIFE_SECONDS));
-    List<ObjId> objects;
-    while ((objects = observed.poll()) != null) {
+    Observation o;
+    while ((o = observed.poll()) != null) {
       queued.decrementAndGet();
-      graph.record(objects, 1.0);
+      graph.record(o.objects(), o.weight());
     }
   }
 

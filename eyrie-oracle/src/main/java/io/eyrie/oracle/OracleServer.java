@@ -139,6 +139,20 @@ final class OracleServer implements Deliverer {
     if (query instanceof ConsultReq c) {
       return consult(c.cmd());
     }
+    if (query instanceof Msgs.Observed o) {
+      // Accesses a partition sampled (no consult saw them): for the learned placement only.
+      if (graph != null && o.accesses() != null) {
+        for (long[] objects : o.accesses()) {
+          List<ObjId> ids = new ArrayList<>(objects.length);
+          for (long id : objects) {
+            ids.add(ObjId.valueOf(id));
+          }
+          graph.observe(ids, Math.max(1.0, o.weight()));
+        }
+        graph.maybePlan(() -> locations, partitions);
+      }
+      return o.accesses() == null ? 0 : o.accesses().size();
+    }
     if (query instanceof Msgs.PlanReq r) {
       return planMoves(r.max());
     }

@@ -144,6 +144,44 @@ class GraphPlacementTest {
     assertNull(consult(o, 1, 2), "no target: objects 1 (p1) and 2 (p0) stay where they are");
   }
 
+  /**
+   * Partitions report samples of the commands they ran alone (no consult sees those): fed only
+   * such samples, the oracle learns the communities and its plan gathers them.
+   */
+  @Test
+  void samplesOfSinglePartitionCommandsFeedThePlanWithoutAnyConsult() {
+    long seed = new Random().nextLong();
+    System.out.println("GraphPlacementTest seed " + seed);
+    Random rnd = new Random(seed);
+    OracleStateMachine o = graphOracle();
+    for (long id = 1; id <= 12; id++) {
+      create(o, id, id % 2 == 0 ? P0 : P1);
+    }
+    Runnable reports = () -> {
+      java.util.ArrayList<long[]> accesses = new java.util.ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        long base = rnd.nextBoolean() ? 1 : 7;
+        long a = base + rnd.nextInt(6);
+        long b = base + rnd.nextInt(6);
+        if (a != b) {
+          accesses.add(new long[] {a, b});
+        }
+      }
+      assertEquals(accesses.size(), o.query(new Msgs.Observed(accesses, 4)));
+    };
+    feedUntil(reports, () -> plan(o) != null && plan(o).worthMoving(), "a plan from the samples alone");
+    Msgs.PlanMoves moves = (Msgs.PlanMoves) o.query(new Msgs.PlanReq(100));
+    java.util.Map<Long, GroupId> at = new java.util.TreeMap<>();
+    for (long id = 1; id <= 12; id++) {
+      at.put(id, moves.to().getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
+    }
+    for (long id = 2; id <= 6; id++) {
+      assertEquals(at.get(1L), at.get(id), "community 1 together: " + at);
+      assertEquals(at.get(7L), at.get(id + 6), "community 2 together: " + at);
+    }
+    assertNotEquals(at.get(1L), at.get(7L), "one community per partition: " + at);
+  }
+
   @Test
   void thePapersRuleIsTheDefault() {
     OracleStateMachine o = new OracleStateMachine();

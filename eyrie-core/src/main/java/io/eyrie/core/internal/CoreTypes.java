@@ -30,6 +30,8 @@ public final class CoreTypes {
         .registerEyrie(56, Msgs.CoreReply.class)
         .registerEyrie(57, Msgs.Begun.class)
         .registerEyrie(58, Msgs.PlanReq.class)
-        .registerEyrie(59, Msgs.PlanMoves.class);
+        .registerEyrie(59, Msgs.PlanMoves.class)
+        .registerEyrie(70, Msgs.SamplesReq.class)
+        .registerEyrie(71, Msgs.Observed.class);
   }
 }

@@ -99,6 +99,20 @@ public final class Msgs {
    */
   public record PlanReq(int max) {}
 
+  /**
+   * Query to a partition: the objects of the single-partition commands it sampled since the last
+   * such query (its leader's replica answers; not replicated). The rebalancer hands them to the
+   * oracle ({@link Observed}), so that the learned placement also sees the accesses that need no
+   * consult and keeps objects that are used together where they are.
+   */
+  public record SamplesReq() {}
+
+  /**
+   * A partition's sampled accesses, or the oracle's input of them: each entry the objects of one
+   * sampled command; {@code weight} is how many commands each sample stands for.
+   */
+  public record Observed(java.util.ArrayList<long[]> accesses, double weight) {}
+
   /** The oracle's answer to {@link PlanReq}: where each object is ({@code from}) and where the plan wants it ({@code to}). */
   public record PlanMoves(TreeMap<ObjId, GroupId> from, TreeMap<ObjId, GroupId> to) {}
 
