@@ -70,7 +70,7 @@ final class PartitionServer implements Deliverer {
   @Override
   public Execution deliver(ExecutionContext ctx) {
     Object p = ctx.payload();
-    String invalid = Validation.check(p, ctx.dests(), cluster);
+    String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
       return Execution.error(invalid);
     }

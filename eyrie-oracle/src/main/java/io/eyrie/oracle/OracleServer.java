@@ -224,7 +224,7 @@ final class OracleServer implements Deliverer {
   @Override
   public Execution deliver(ExecutionContext ctx) {
     Object p = ctx.payload();
-    String invalid = Validation.check(p, ctx.dests(), cluster);
+    String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
       return Execution.error(invalid);
     }

@@ -2,16 +2,18 @@ package io.eyrie.core.protocol;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
+import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 
 /**
  * Checks a delivered DS-SMR message against its destinations before any group acts on it.
  *
- * <p>The verdict is a function of the message and the cluster only, never of the checking
- * group's state, so every destination reaches the same one: either all of them refuse the
+ * <p>The verdict is a function of the message, the oracle's id and the partitions the checking
+ * group knows at that point of its log ({@link io.eyrie.multicast.ExecutionContext#partitions()}:
+ * a partition added to the running cluster is known to every group before any message names
+ * it, and a group's kind never changes), so every destination reaches the same one: either all of them refuse the
  * message with the same error, or none does. That matters because destinations wait for each
  * other's items: a group that acted on a message another group refused would wait for ever
  * (a move whose source is not a destination), and a group that acted alone could lose data (a
@@ -25,18 +27,18 @@ public final class Validation {
    *
    * @param payload the decoded payload
    * @param dests the message's destinations
-   * @param cluster the cluster
+   * @param oracle the oracle group
+   * @param partitions the partitions the checking group knows
    * @return the error, or null
    */
-  public static String check(Object payload, List<GroupId> dests, ClusterConfig cluster) {
-    GroupId oracle = cluster.oracle();
+  public static String check(Object payload, List<GroupId> dests, GroupId oracle, Collection<GroupId> partitions) {
     TreeSet<GroupId> to = new TreeSet<>(dests);
     if (payload instanceof Msgs.AccessReq a) {
       String bad = command(a.cmd(), Command.Kind.ACCESS);
       if (bad != null) {
         return bad;
       }
-      return to.size() == 1 && isPartition(cluster, to.first()) ? null : "an access goes to exactly one partition";
+      return to.size() == 1 && partitions.contains(to.first()) ? null : "an access goes to exactly one partition";
     }
     if (payload instanceof Msgs.MoveReq m) {
       if (m.objs() == null || m.objs().length == 0 || m.src() == null || m.dst() == null) {
@@ -50,17 +52,17 @@ public final class Validation {
       if (m.src().equals(m.dst())) {
         return "a move's source and destination are the same partition " + m.src();
       }
-      if (!isPartition(cluster, m.src()) || !isPartition(cluster, m.dst())) {
+      if (!partitions.contains(m.src()) || !partitions.contains(m.dst())) {
         return "a move's source and destination must be partitions";
       }
       return to.equals(new TreeSet<>(List.of(oracle, m.src(), m.dst()))) ? null
           : "a move goes to the oracle, its source and its destination, not " + to;
     }
     if (payload instanceof Msgs.CreateReq c) {
-      return placed(command(c.cmd(), Command.Kind.CREATE), c.partition(), to, cluster);
+      return placed(command(c.cmd(), Command.Kind.CREATE), c.partition(), to, oracle, partitions);
     }
     if (payload instanceof Msgs.DeleteReq d) {
-      return placed(command(d.cmd(), Command.Kind.DELETE), d.partition(), to, cluster);
+      return placed(command(d.cmd(), Command.Kind.DELETE), d.partition(), to, oracle, partitions);
     }
     if (payload instanceof Msgs.SsmrReq s) {
       if (s.cmd() == null || s.cmd().kind() == null) {
@@ -70,15 +72,15 @@ public final class Validation {
       if (bad != null) {
         return bad;
       }
-      int partitions = 0;
+      int named = 0;
       for (GroupId g : to) {
-        if (isPartition(cluster, g)) {
-          partitions++;
+        if (partitions.contains(g)) {
+          named++;
         } else if (!g.equals(oracle)) {
           return "an S-SMR command goes to partitions (and the oracle), not " + g;
         }
       }
-      if (partitions == 0) {
+      if (named == 0) {
         return "an S-SMR command goes to at least one partition";
       }
       if (s.cmd().kind() != Command.Kind.ACCESS && !to.contains(oracle)) {
@@ -106,22 +108,16 @@ public final class Validation {
     return null;
   }
 
-  private static String placed(String bad, GroupId partition, TreeSet<GroupId> to, ClusterConfig cluster) {
+  private static String placed(String bad, GroupId partition, TreeSet<GroupId> to, GroupId oracle,
+      Collection<GroupId> partitions) {
     if (bad != null) {
       return bad;
     }
-    if (partition == null || !isPartition(cluster, partition)) {
+    if (partition == null || !partitions.contains(partition)) {
       return "a create or delete names a partition, not " + partition;
     }
-    return to.equals(new TreeSet<>(List.of(cluster.oracle(), partition))) ? null
+    return to.equals(new TreeSet<>(List.of(oracle, partition))) ? null
         : "a create or delete goes to the oracle and the partition it names (" + partition + "), not " + to;
   }
 
-  private static boolean isPartition(ClusterConfig cluster, GroupId g) {
-    try {
-      return cluster.group(g).kind() == ClusterConfig.Kind.PARTITION;
-    } catch (RuntimeException e) {
-      return false;
-    }
-  }
 }
