@@ -85,23 +85,34 @@ class GraphPlacementTest {
     }
   }
 
+  /** An oracle with two communities of 6 (objects 1-6 and 7-12), each spread over both partitions. */
+  OracleStateMachine twoSplitCommunities() {
+    OracleStateMachine o = graphOracle();
+    for (long id = 1; id <= 12; id++) {
+      create(o, id, id % 2 == 0 ? P0 : P1);
+    }
+    return o;
+  }
+
+  /** Two distinct objects of one community (chosen at random), or null when the draw repeats one. */
+  static long[] communityPair(Random rnd) {
+    long base = rnd.nextBoolean() ? 1 : 7;
+    long a = base + rnd.nextInt(6);
+    long b = base + rnd.nextInt(6);
+    return a == b ? null : new long[] {a, b};
+  }
+
   @Test
   void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
     long seed = new Random().nextLong();
     System.out.println("GraphPlacementTest seed " + seed);
     Random rnd = new Random(seed);
-    OracleStateMachine o = graphOracle();
-    // Two communities of 6, each spread over both partitions (objects alternate).
-    for (long id = 1; id <= 12; id++) {
-      create(o, id, id % 2 == 0 ? P0 : P1);
-    }
+    OracleStateMachine o = twoSplitCommunities();
     Runnable workload = () -> {
       for (int i = 0; i < 20; i++) {
-        long base = rnd.nextBoolean() ? 1 : 7;
-        long a = base + rnd.nextInt(6);
-        long b = base + rnd.nextInt(6);
-        if (a != b) {
-          consult(o, a, b);
+        long[] pair = communityPair(rnd);
+        if (pair != null) {
+          consult(o, pair[0], pair[1]);
         }
       }
     };
@@ -153,18 +164,13 @@ class GraphPlacementTest {
     long seed = new Random().nextLong();
     System.out.println("GraphPlacementTest seed " + seed);
     Random rnd = new Random(seed);
-    OracleStateMachine o = graphOracle();
-    for (long id = 1; id <= 12; id++) {
-      create(o, id, id % 2 == 0 ? P0 : P1);
-    }
+    OracleStateMachine o = twoSplitCommunities();
     Runnable reports = () -> {
       java.util.ArrayList<long[]> accesses = new java.util.ArrayList<>();
       for (int i = 0; i < 10; i++) {
-        long base = rnd.nextBoolean() ? 1 : 7;
-        long a = base + rnd.nextInt(6);
-        long b = base + rnd.nextInt(6);
-        if (a != b) {
-          accesses.add(new long[] {a, b});
+        long[] pair = communityPair(rnd);
+        if (pair != null) {
+          accesses.add(pair);
         }
       }
       assertEquals(accesses.size(), o.query(new Msgs.Observed(accesses, 4)));

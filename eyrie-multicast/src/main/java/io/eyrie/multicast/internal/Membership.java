@@ -2,7 +2,6 @@ package io.eyrie.multicast.internal;
 
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
-import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.ClusterConfig.GroupInfo;
 import io.eyrie.multicast.ClusterConfig.Kind;
 import io.eyrie.multicast.GroupId;
@@ -160,8 +159,4 @@ final class Membership {
     }
   }
 
-  /** A cluster configuration's groups, for the constructor. */
-  static Collection<GroupInfo> of(ClusterConfig cluster) {
-    return cluster.groups().values();
-  }
 }
