@@ -85,7 +85,6 @@ public final class Client implements AutoCloseable {
   private final Mode mode;
   private final int retryThreshold;
   private final GroupId oracle;
-  private final List<GroupId> partitions;
   private final ConcurrentHashMap<ObjId, GroupId> cache = new ConcurrentHashMap<>();
   private final AtomicLong commands = new AtomicLong();
   private final AtomicLong cacheHits = new AtomicLong();
@@ -101,8 +100,7 @@ public final class Client implements AutoCloseable {
     this.mode = b.mode;
     this.retryThreshold = b.retryThreshold;
     this.oracle = Objects.requireNonNull(b.cluster.oracle(), "the cluster needs an oracle group");
-    this.partitions = b.cluster.partitions();
-    if (partitions.isEmpty()) {
+    if (b.cluster.partitions().isEmpty()) {
       throw new IllegalArgumentException("the cluster has no partition");
     }
     this.totalTimeoutMs = b.totalTimeoutMs;
@@ -394,6 +392,7 @@ public final class Client implements AutoCloseable {
       return CompletableFuture.failedFuture(new IllegalStateException("the application kept asking for more objects: "
           + a.cmd.objects().size() + " objects after " + MAX_FALLBACK_ROUNDS + " S-SMR rounds"));
     }
+    List<GroupId> partitions = partitions();
     TreeSet<GroupId> dests = new TreeSet<>(partitions);
     dests.add(oracle);
     multiPartition.incrementAndGet();
@@ -402,6 +401,9 @@ public final class Client implements AutoCloseable {
         retries.incrementAndGet();
         if (r.extra() != null) {
           a.cmd = a.cmd.withObjects(List.of(r.extra()));
+        } else {
+          // Refused for missing a partition added to the running cluster: learn it first.
+          return mc.refreshView().handle((v, e) -> v).thenCompose(v -> fallback(a));
         }
         if (a.handler != null) {
           a.handler.error(a.cmd, ++a.retries);
@@ -414,6 +416,95 @@ public final class Client implements AutoCloseable {
 
   private CompletableFuture<CoreReply> call(Set<GroupId> dests, GroupId replyGroup, Object payload) {
     return mc.multicast(dests, replyGroup, payload).thenApply(o -> (CoreReply) o);
+  }
+
+  /**
+   * Returns the partitions this client knows, ascending: the cluster file's and those added to
+   * the running cluster that it has learned (see {@link MulticastClient#refreshView}).
+   */
+  public List<GroupId> partitions() {
+    return mc.cluster().partitions();
+  }
+
+  /**
+   * Reads the oracle's partition table: which partitions are active or retired, and how many
+   * objects each holds.
+   *
+   * @return the table
+   */
+  public CompletableFuture<PartitionTable> partitionTable() {
+    return mc.query(oracle, new Msgs.PartitionTableReq()).thenApply(o -> (PartitionTable) o);
+  }
+
+  /**
+   * Makes a partition active in the oracle's table, so that new objects and gathered ones go
+   * there too (and, with the learned placement, the rebalancer spreads objects into it). The
+   * partition's group must exist: add a new one to the running cluster first with
+   * {@link io.eyrie.multicast.ClusterAdmin#addGroup}. Also re-activates a retired partition.
+   *
+   * @param partition the partition
+   * @return the new table
+   */
+  public CompletableFuture<PartitionTable> addPartition(GroupId partition) {
+    return changePartition(partition, true);
+  }
+
+  /**
+   * Retires a partition: the oracle places nothing new there, and the rebalancer's plan moves
+   * its objects to the active partitions ({@link #drain} does that at once). Refused for the
+   * last active partition.
+   *
+   * @param partition the partition
+   * @return the new table
+   */
+  public CompletableFuture<PartitionTable> retirePartition(GroupId partition) {
+    return changePartition(partition, false);
+  }
+
+  private CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active) {
+    Objects.requireNonNull(partition, "partition");
+    return mc.multicast(new TreeSet<>(List.of(oracle)), oracle, new Msgs.PartitionChange(partition, active))
+        .thenApply(o -> (PartitionTable) o);
+  }
+
+  /**
+   * Retires a partition and moves all its objects to the active partitions, {@code batch}
+   * objects per move round, through the ordinary linearizable moves, while commands go on.
+   * Completes when the oracle places no object there any more (the partition is drained; its
+   * group keeps running, empty), or fails after {@code timeout}.
+   *
+   * @param partition the partition to empty
+   * @param batch the most objects per round
+   * @param timeout how long to try
+   * @return the final table
+   */
+  public CompletableFuture<PartitionTable> drain(GroupId partition, int batch, java.time.Duration timeout) {
+    if (batch <= 0) {
+      throw new IllegalArgumentException("batch must be positive: " + batch);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    return retirePartition(partition).thenCompose(t -> drainRound(partition, batch, deadline, t));
+  }
+
+  private CompletableFuture<PartitionTable> drainRound(GroupId partition, int batch, long deadline, PartitionTable t) {
+    if (t.drained(partition)) {
+      return CompletableFuture.completedFuture(t);
+    }
+    if (System.nanoTime() - deadline > 0) {
+      return CompletableFuture.failedFuture(new java.util.concurrent.TimeoutException(
+          "partition " + partition + " still holds " + t.objectsAt(partition) + " objects"));
+    }
+    // A round that moves nothing (its objects wait for a create or delete) pauses a little.
+    return rebalance(batch).thenCompose(n -> n > 0 ? CompletableFuture.completedFuture(n) : delay(100))
+        .handle((n, e) -> null)
+        .thenCompose(x -> partitionTable())
+        .thenCompose(next -> drainRound(partition, batch, deadline, next));
+  }
+
+  private CompletableFuture<Integer> delay(long ms) {
+    CompletableFuture<Integer> f = new CompletableFuture<>();
+    timer.schedule(() -> f.complete(0), ms, TimeUnit.MILLISECONDS);
+    return f;
   }
 
   /**
@@ -499,6 +590,7 @@ public final class Client implements AutoCloseable {
   public CompletableFuture<AuditReport> audit() {
     CompletableFuture<Object> map = mc.query(oracle, new Msgs.StatsReq(true));
     List<CompletableFuture<Object>> held = new ArrayList<>();
+    List<GroupId> partitions = partitions();
     for (GroupId g : partitions) {
       held.add(mc.query(g, new Msgs.StatsReq(true)));
     }

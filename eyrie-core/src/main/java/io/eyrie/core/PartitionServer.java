@@ -220,8 +220,9 @@ final class PartitionServer implements Deliverer {
     for (ObjId id : cmd.objects()) {
       if (!combined.containsKey(id)) {
         // Only a command that reached every partition knows that the object exists nowhere; one
-        // sent to the partitions a (possibly stale) cache named must look again.
-        if (!ctx.dests().containsAll(cluster.partitions())) {
+        // sent to the partitions a (possibly stale) cache named, or by a client that does not
+        // know a partition added since, must look again.
+        if (!ctx.dests().containsAll(ctx.partitions())) {
           retries++;
           return Execution.reply(CoreReply.retry(null));
         }
@@ -272,7 +273,7 @@ final class PartitionServer implements Deliverer {
   private List<GroupId> otherPartitions(ExecutionContext ctx) {
     List<GroupId> out = new ArrayList<>();
     for (GroupId g : ctx.dests()) {
-      if (!g.equals(self) && cluster.group(g).kind() == ClusterConfig.Kind.PARTITION) {
+      if (!g.equals(self) && ctx.partitions().contains(g)) {
         out.add(g);
       }
     }

@@ -55,7 +55,15 @@ final class OracleServer implements Deliverer {
   record QueuedMove(GroupId src, GroupId dst) {}
   private final GroupId self;
   private final ClusterConfig cluster;
-  private final List<GroupId> partitions;
+  /**
+   * The partition table: every partition the oracle may place objects in, true while active
+   * (takes new and gathered objects), false once retired (drained by the rebalancer's plan).
+   * Starts with the cluster file's partitions; changed by {@link Msgs.PartitionChange}.
+   * Replicated and in the snapshot.
+   */
+  private final TreeMap<GroupId, Boolean> table = new TreeMap<>();
+  /** The active partitions, ascending (recomputed from {@link #table} when it changes). */
+  private volatile List<GroupId> active = List.of();
   private final Codec codec;
   /** The learned placement (GRAPH mode), or null (the paper's rule). Not replicated. */
   private final GraphPlacement graph;
@@ -64,16 +72,91 @@ final class OracleServer implements Deliverer {
     this.app = app;
     this.self = self;
     this.cluster = cluster;
-    this.partitions = cluster.partitions();
     this.codec = codec;
     this.graph = app.placement() == OracleStateMachine.Placement.GRAPH ? new GraphPlacement() : null;
-    for (GroupId p : partitions) {
-      load.putIfAbsent(p, 0L);
-    }
+    initialTable();
   }
 
+  /** The cluster file's partitions, all active. */
+  private void initialTable() {
+    table.clear();
+    for (GroupId p : cluster.partitions()) {
+      table.put(p, true);
+      load.putIfAbsent(p, 0L);
+    }
+    tableChanged();
+  }
+
+  private void tableChanged() {
+    List<GroupId> a = new ArrayList<>();
+    table.forEach((g, on) -> {
+      if (on) {
+        a.add(g);
+      }
+    });
+    active = List.copyOf(a);
+  }
+
+  /** The active partitions, ascending: where new objects and gathered ones go. */
   List<GroupId> partitions() {
-    return partitions;
+    return active;
+  }
+
+  private boolean isActive(GroupId g) {
+    return g != null && Boolean.TRUE.equals(table.get(g));
+  }
+
+  /** The partition table with the objects the map places in each partition. */
+  io.eyrie.core.PartitionTable table() {
+    TreeMap<GroupId, io.eyrie.core.PartitionTable.State> states = new TreeMap<>();
+    TreeMap<GroupId, Long> objects = new TreeMap<>();
+    table.forEach((g, on) -> {
+      states.put(g, on ? io.eyrie.core.PartitionTable.State.ACTIVE : io.eyrie.core.PartitionTable.State.RETIRED);
+      objects.put(g, load.getOrDefault(g, 0L));
+    });
+    return new io.eyrie.core.PartitionTable(states, objects);
+  }
+
+  /** The active partition with the fewest objects in {@code counts} (ties to the lowest). */
+  private GroupId leastLoaded(Map<GroupId, Long> counts) {
+    GroupId best = null;
+    for (GroupId p : active) {
+      if (best == null || counts.getOrDefault(p, 0L) < counts.getOrDefault(best, 0L)) {
+        best = p;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Where a new object goes: the application's choice if it is an active partition, else
+   * (a retired or unknown partition, or none) the active partition with the fewest objects.
+   */
+  private GroupId placement(Command cmd, Map<GroupId, Long> counts) {
+    GroupId at = app.getObjectPlacement(cmd);
+    return isActive(at) ? at : leastLoaded(counts);
+  }
+
+  /**
+   * Applies a change of the partition table (ordered, so the same at every replica). Retiring
+   * the last active partition is refused: new objects would have nowhere to go.
+   */
+  private Execution changePartition(Msgs.PartitionChange c) {
+    GroupId g = c.partition();
+    if (c.active()) {
+      table.put(g, true);
+      load.putIfAbsent(g, 0L);
+    } else {
+      if (!table.containsKey(g)) {
+        return Execution.error("partition " + g + " is not in the oracle's table");
+      }
+      if (isActive(g) && active.size() == 1) {
+        return Execution.error("cannot retire " + g + ": it is the last active partition");
+      }
+      table.put(g, false);
+    }
+    tableChanged();
+    return Execution.reply(table());
   }
 
   /**
@@ -110,7 +193,7 @@ final class OracleServer implements Deliverer {
     GroupId at;
     consulting = true;
     try {
-      at = app.getObjectPlacement(cmd);
+      at = placement(cmd, load());
     } finally {
       consulting = false;
     }
@@ -149,12 +232,15 @@ final class OracleServer implements Deliverer {
           }
           graph.observe(ids, Math.max(1.0, o.weight()));
         }
-        graph.maybePlan(() -> locations, partitions);
+        graph.maybePlan(() -> locations, active);
       }
       return o.accesses() == null ? 0 : o.accesses().size();
     }
     if (query instanceof Msgs.PlanReq r) {
       return planMoves(r.max());
+    }
+    if (query instanceof Msgs.PartitionTableReq) {
+      return table();
     }
     if (query instanceof Msgs.StatsReq) {
       return new Msgs.OracleMapReply(new TreeMap<>(locations));
@@ -162,23 +248,44 @@ final class OracleServer implements Deliverer {
     throw new IllegalArgumentException("the oracle answers no " + (query == null ? null : query.getClass().getSimpleName()));
   }
 
-  /** Objects the learned plan wants elsewhere (none outside GRAPH mode or before a plan). */
+  /**
+   * Objects to move, at most {@code max}: first, in every placement mode, objects in retired
+   * partitions (draining), each to the plan's partition if it is active, else to the active
+   * partition with the fewest objects counting the moves already chosen; then (GRAPH mode, once
+   * a plan exists) objects the learned plan wants in another active partition.
+   */
   private Msgs.PlanMoves planMoves(int max) {
     TreeMap<ObjId, GroupId> from = new TreeMap<>();
     TreeMap<ObjId, GroupId> to = new TreeMap<>();
     if (graph != null) {
-      graph.maybePlan(() -> locations, partitions);
-      io.eyrie.oracle.placement.PlacementPlanner.Plan plan = graph.plan();
-      if (plan != null) {
-        for (Map.Entry<ObjId, GroupId> e : plan.placement().entrySet()) {
-          if (from.size() >= Math.max(0, max)) {
-            break;
-          }
-          GroupId at = locations.get(e.getKey());
-          if (at != null && !at.equals(e.getValue()) && !chains.containsKey(e.getKey())) {
-            from.put(e.getKey(), at);
-            to.put(e.getKey(), e.getValue());
-          }
+      graph.maybePlan(() -> locations, active);
+    }
+    io.eyrie.oracle.placement.PlacementPlanner.Plan plan = graph == null ? null : graph.plan();
+    if (active.size() < table.size()) {
+      TreeMap<GroupId, Long> counts = new TreeMap<>(load);
+      for (Map.Entry<ObjId, GroupId> e : locations.entrySet()) {
+        if (from.size() >= Math.max(0, max)) {
+          break;
+        }
+        if (!isActive(e.getValue()) && !chains.containsKey(e.getKey())) {
+          GroupId want = plan == null ? null : plan.placement().get(e.getKey());
+          GroupId dst = isActive(want) ? want : leastLoaded(counts);
+          counts.merge(dst, 1L, Long::sum);
+          from.put(e.getKey(), e.getValue());
+          to.put(e.getKey(), dst);
+        }
+      }
+    }
+    if (plan != null) {
+      for (Map.Entry<ObjId, GroupId> e : plan.placement().entrySet()) {
+        if (from.size() >= Math.max(0, max)) {
+          break;
+        }
+        GroupId at = locations.get(e.getKey());
+        if (at != null && !at.equals(e.getValue()) && isActive(e.getValue()) && !from.containsKey(e.getKey())
+            && !chains.containsKey(e.getKey())) {
+          from.put(e.getKey(), at);
+          to.put(e.getKey(), e.getValue());
         }
       }
     }
@@ -198,9 +305,13 @@ final class OracleServer implements Deliverer {
         }
         if (graph != null && where.size() > 1) {
           graph.observe(new ArrayList<>(where.keySet()));
-          graph.maybePlan(() -> locations, partitions);
+          graph.maybePlan(() -> locations, active);
         }
-        return new Prophecy(Msgs.RETRY, where, app.getTargetPartition(where));
+        GroupId target = app.getTargetPartition(where);
+        if (target != null && !isActive(target)) {
+          target = activeTarget(where);
+        }
+        return new Prophecy(Msgs.RETRY, where, target);
       }
       case CREATE -> {
         if (locations.containsKey(cmd.target())) {
@@ -221,12 +332,29 @@ final class OracleServer implements Deliverer {
     }
   }
 
+  /**
+   * Where to gather objects when the application's target is not an active partition: the
+   * active partition already holding most of them, else the one with the fewest objects.
+   */
+  private GroupId activeTarget(Map<ObjId, GroupId> where) {
+    TreeMap<ObjId, GroupId> inActive = new TreeMap<>();
+    where.forEach((id, g) -> {
+      if (isActive(g)) {
+        inActive.put(id, g);
+      }
+    });
+    return inActive.isEmpty() ? leastLoaded(load()) : io.eyrie.core.protocol.Locations.mostCommon(inActive);
+  }
+
   @Override
   public Execution deliver(ExecutionContext ctx) {
     Object p = ctx.payload();
     String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
       return Execution.error(invalid);
+    }
+    if (p instanceof Msgs.PartitionChange c) {
+      return changePartition(c);
     }
     if (p instanceof MoveReq m) {
       // A location is only a hint (a stale one costs a retry), so a move needs no wait here;
@@ -284,12 +412,13 @@ final class OracleServer implements Deliverer {
   private void decide(ExecutionContext ctx, Object p) {
     if (p instanceof CreateReq c) {
       ObjId id = c.cmd().target();
-      int status = locations.containsKey(id) ? Msgs.NOK : Msgs.OK;
+      // A partition retired since the consult that chose it takes nothing new: the client asks again.
+      int status = locations.containsKey(id) ? Msgs.NOK : isActive(c.partition()) ? Msgs.OK : Msgs.RETRY;
       if (status == Msgs.OK) {
         place(id, c.partition());
         app.created(c.cmd(), c.partition());
       }
-      ctx.send(c.partition(), new Verdict(status, c.partition()));
+      ctx.send(c.partition(), new Verdict(status, status == Msgs.RETRY ? null : c.partition()));
     } else if (p instanceof DeleteReq d) {
       ObjId id = d.cmd().target();
       GroupId at = locations.get(id);
@@ -312,11 +441,19 @@ final class OracleServer implements Deliverer {
         if (at != null) {
           v = new Verdict(Msgs.NOK, at);
         } else {
-          at = app.getObjectPlacement(cmd);
-          place(cmd.target(), at);
-          app.created(cmd, at);
-          v = new Verdict(Msgs.OK, at);
+          at = placement(cmd, load);
+          if (!ctx.dests().contains(at)) {
+            // The client's view of the cluster missed a partition (one added since): it must
+            // learn it and send again; only a command to every partition may place anywhere.
+            v = new Verdict(Msgs.RETRY, null);
+          } else {
+            place(cmd.target(), at);
+            app.created(cmd, at);
+            v = new Verdict(Msgs.OK, at);
+          }
         }
+      } else if (at != null && !ctx.dests().contains(at)) {
+        v = new Verdict(Msgs.RETRY, null);
       } else {
         if (at != null) {
           place(cmd.target(), null);
@@ -395,6 +532,11 @@ final class OracleServer implements Deliverer {
     byte[] bytes = extra == null ? new byte[0] : codec.encode(extra);
     out.writeVarInt(bytes.length, true);
     out.writeBytes(bytes);
+    out.writeVarInt(table.size(), true);
+    for (Map.Entry<GroupId, Boolean> e : table.entrySet()) {
+      out.writeString(e.getKey().name());
+      out.writeBoolean(e.getValue());
+    }
     return out.toBytes();
   }
 
@@ -404,6 +546,7 @@ final class OracleServer implements Deliverer {
     chains.clear();
     load.replaceAll((g, n) -> 0L);
     if (state.length == 0) {
+      initialTable();
       app.restoreExtraState(null);
       return;
     }
@@ -423,6 +566,18 @@ final class OracleServer implements Deliverer {
       }
     }
     byte[] extra = in.readBytes(in.readVarInt(true));
+    if (in.position() < state.length) {
+      table.clear();
+      int t = in.readVarInt(true);
+      for (int i = 0; i < t; i++) {
+        GroupId g = GroupId.valueOf(in.readString());
+        table.put(g, in.readBoolean());
+        load.putIfAbsent(g, 0L);
+      }
+      tableChanged();
+    } else {
+      initialTable(); // a snapshot from before the partition table
+    }
     app.restoreExtraState(extra.length == 0 ? null : codec.decode(extra));
   }
 }

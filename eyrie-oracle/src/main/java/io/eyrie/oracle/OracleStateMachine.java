@@ -100,7 +100,11 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
     server.restore(state);
   }
 
-  /** Returns the partitions, ascending. */
+  /**
+   * Returns the active partitions, ascending: the oracle's partition table without the retired
+   * ones (see {@link io.eyrie.core.PartitionTable}). It changes, in the log's order, when a
+   * partition is added or retired, so placement hooks must not cache it.
+   */
   protected final List<GroupId> partitions() {
     return server.partitions();
   }
@@ -161,6 +165,8 @@ public class OracleStateMachine implements Deliverer, ClusterAware {
   /**
    * Returns the partition where a new object is created. Must be deterministic (it is also
    * evaluated while applying the log). The default is the partition with the fewest objects.
+   * A partition that is not active (retired, or not in the table) is replaced by the active one
+   * with the fewest objects.
    *
    * @param create the create command
    * @return a partition

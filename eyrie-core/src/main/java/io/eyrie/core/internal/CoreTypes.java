@@ -5,7 +5,7 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.multicast.CodecRegistry;
 
-/** Registers eyrie-core's classes (ids 40-59). Never renumber; only append. */
+/** Registers eyrie-core's classes (ids 40-79). Never renumber; only append. */
 public final class CoreTypes {
   private CoreTypes() {}
 
@@ -32,6 +32,10 @@ public final class CoreTypes {
         .registerEyrie(58, Msgs.PlanReq.class)
         .registerEyrie(59, Msgs.PlanMoves.class)
         .registerEyrie(70, Msgs.SamplesReq.class)
-        .registerEyrie(71, Msgs.Observed.class);
+        .registerEyrie(71, Msgs.Observed.class)
+        .registerEyrie(60, Msgs.PartitionChange.class)
+        .registerEyrie(61, Msgs.PartitionTableReq.class)
+        .registerEyrie(62, io.eyrie.core.PartitionTable.class)
+        .registerEyrie(63, io.eyrie.core.PartitionTable.State.class);
   }
 }

@@ -113,6 +113,18 @@ public final class Msgs {
    */
   public record Observed(java.util.ArrayList<long[]> accesses, double weight) {}
 
+  /**
+   * An ordered command to the oracle alone: make {@code partition} active (it takes new objects
+   * and gathered ones) or retire it (nothing new goes there, and a rebalancer's plan moves its
+   * objects out first: draining). The partition must be a group the oracle knows (one of the
+   * cluster file's, or one added to the running cluster). Answered with the new
+   * {@link io.eyrie.core.PartitionTable}.
+   */
+  public record PartitionChange(GroupId partition, boolean active) {}
+
+  /** Query to the oracle: its {@link io.eyrie.core.PartitionTable}. */
+  public record PartitionTableReq() {}
+
   /** The oracle's answer to {@link PlanReq}: where each object is ({@code from}) and where the plan wants it ({@code to}). */
   public record PlanMoves(TreeMap<ObjId, GroupId> from, TreeMap<ObjId, GroupId> to) {}
 

@@ -88,6 +88,13 @@ public final class Validation {
       }
       return null;
     }
+    if (payload instanceof Msgs.PartitionChange c) {
+      if (c.partition() == null || !partitions.contains(c.partition())) {
+        return "a partition change names a partition the cluster knows, not " + c.partition()
+            + " (add its group first: ClusterAdmin.addGroup)";
+      }
+      return to.equals(new TreeSet<>(List.of(oracle))) ? null : "a partition change goes to the oracle alone, not " + to;
+    }
     return null;
   }
 
