@@ -82,6 +82,16 @@ public final class BenchMain {
       Set.of("no-baseline"), Set.of("duration", "warmup", "post-warmup", "follow-warmup"),
       Table1::main);
 
+  static final Command COMMUNITY_SHIFT = new Bench("community-shift",
+      "learned placement on a bank workload whose communities change halfway (issue 16)", """
+      usage: bin/bench community-shift [--phase 90s] [--accounts N] [--communities N] [--clients N] [--window N]
+                                       [--out DIR]
+
+        An embedded 3-node cluster, 4 partitions, the GRAPH oracle and a rebalancer; results in
+        DIR/community-shift.{csv,md} (default bench/results/issue16).""",
+      Set.of("phase", "accounts", "communities", "clients", "window", "out"),
+      Set.of(), Set.of("phase"), CommunityShiftBenchmark::main);
+
   /** {@code bench micro}: the JMH micro benchmarks with short settings. */
   static final Command MICRO = new Command() {
     @Override
@@ -157,7 +167,7 @@ public final class BenchMain {
   };
 
   static CommandLine commandLine() {
-    return new CommandLine("bench", List.of(MULTICAST, TABLE1, MICRO, JMH));
+    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, MICRO, JMH));
   }
 
   /**
