@@ -50,7 +50,9 @@ final class AuditCommand implements Command {
       throw new Args.UsageException("the cluster file has no oracle group");
     }
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(10), Duration.ofMillis(100)).toMillis();
-    try (Client client = Client.newBuilder().cluster(cluster).registry(Eyrie.registry())
+    // Partitions added to the running cluster are audited too: the nodes know them.
+    try (Client client = Client.newBuilder().cluster(Tools.view(cluster, Math.min(timeoutMs, 10_000)))
+        .registry(Eyrie.registry())
         .totalTimeoutMs(timeoutMs).build()) {
       AuditReport r = client.audit().get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
       out.println("objects in the oracle's map: " + r.objects());

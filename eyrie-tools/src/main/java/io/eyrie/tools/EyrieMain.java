@@ -10,6 +10,7 @@ import java.util.List;
  * eyrie node   --cluster FILE --id N --service CLASS [--data DIR] [--metrics-port P]
  * eyrie status --cluster FILE [--locate ID]
  * eyrie audit  --cluster FILE
+ * eyrie partition list|add|retire|drain --cluster FILE [--group NAME] ...
  * eyrie --version
  * </pre>
  *
@@ -21,7 +22,8 @@ public final class EyrieMain {
 
   /** The commands, in the overview's order. */
   static CommandLine commandLine() {
-    return new CommandLine("eyrie", List.of(new NodeCommand(), new StatusCommand(), new AuditCommand()));
+    return new CommandLine("eyrie", List.of(new NodeCommand(), new StatusCommand(), new AuditCommand(),
+        new PartitionCommand()));
   }
 
   /**
