@@ -108,17 +108,37 @@ final class GraphPlacement implements AutoCloseable {
     }
   }
 
+  /**
+   * Decays the graph by the time since the last call and records what was observed meanwhile,
+   * rescaled so that every second of workload weighs {@link #WEIGHT_PER_SECOND} in all (or less
+   * when fewer than a tenth of that was observed): the graph is a picture of <em>what</em> the
+   * workload does, not of how fast. Without this, a workload that changes its communities stays
+   * pinned to the old ones: the old placement makes the new commands slow (S-SMR across
+   * partitions), so they would add weight many times slower than the old fast ones had, and
+   * the plan would switch only after many half-lives (measured: not within 90 s of the change).
+   */
   private void drain() {
     long now = System.nanoTime();
     double seconds = (now - lastDecayNanos) / 1e9;
     lastDecayNanos = now;
     graph.decay(Math.pow(0.5, seconds / HALF_LIFE_SECONDS));
+    List<Observation> batch = new ArrayList<>();
+    double total = 0;
     Observation o;
     while ((o = observed.poll()) != null) {
       queued.decrementAndGet();
-      graph.record(o.objects(), o.weight());
+      batch.add(o);
+      total += o.weight();
+    }
+    double budget = WEIGHT_PER_SECOND * Math.min(Math.max(seconds, 0.1), 60);
+    double factor = budget / Math.max(total, budget / 10);
+    for (Observation b : batch) {
+      graph.record(b.objects(), b.weight() * factor);
     }
   }
+
+  /** What one second of observed workload weighs in the graph (see {@link #drain}). */
+  static final double WEIGHT_PER_SECOND = 1000;
 
   /**
    * The partition to gather a command's objects in: the partition the plan assigns to most of
