@@ -92,6 +92,17 @@ public final class BenchMain {
       Set.of("phase", "accounts", "communities", "clients", "window", "out"),
       Set.of(), Set.of("phase"), CommunityShiftBenchmark::main);
 
+  static final Command ELASTIC = new Bench("elastic",
+      "a partition added to a running cluster under load, then another drained (issue 16)", """
+      usage: bin/bench elastic [--before 40s] [--after 60s] [--accounts N] [--communities N] [--clients N]
+                               [--window N] [--out DIR]
+
+        An embedded 3-node cluster, 3 partitions, the GRAPH oracle and a rebalancer; p3 is added
+        after --before, p0 drained --after later; results in DIR/elastic.md (default
+        bench/results/issue16).""",
+      Set.of("before", "after", "accounts", "communities", "clients", "window", "out"),
+      Set.of(), Set.of("before", "after"), ElasticBenchmark::main);
+
   /** {@code bench micro}: the JMH micro benchmarks with short settings. */
   static final Command MICRO = new Command() {
     @Override
@@ -167,7 +178,7 @@ public final class BenchMain {
   };
 
   static CommandLine commandLine() {
-    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, MICRO, JMH));
+    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, ELASTIC, MICRO, JMH));
   }
 
   /**

@@ -215,7 +215,7 @@ public final class CommunityShiftBenchmark {
   }
 
   /** The members of every community, by community. */
-  private static int[][] members(int accounts, IntUnaryOperator community) {
+  static int[][] members(int accounts, IntUnaryOperator community) {
     List<List<Integer>> lists = new ArrayList<>();
     for (int id = 0; id < accounts; id++) {
       int c = community.applyAsInt(id);
@@ -231,7 +231,7 @@ public final class CommunityShiftBenchmark {
     return m;
   }
 
-  private static ClientStats total(List<Client> cs) {
+  static ClientStats total(List<Client> cs) {
     long commands = 0;
     long moves = 0;
     long multi = 0;

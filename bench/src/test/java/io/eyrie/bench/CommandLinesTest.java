@@ -29,7 +29,7 @@ class CommandLinesTest {
   private static final List<String> EYRIE = List.of("node", "status", "audit");
   private static final List<String> CHIRPER = List.of("demo", "node", "load", "adduser", "post", "follow",
       "unfollow", "timeline");
-  private static final List<String> BENCH = List.of("multicast", "table1", "community-shift", "micro");
+  private static final List<String> BENCH = List.of("multicast", "table1", "community-shift", "elastic", "micro");
 
   private record Result(int code, String out, String err) {}
 
