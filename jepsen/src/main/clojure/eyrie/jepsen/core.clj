@@ -29,14 +29,14 @@
    "bank" {:ctor 'eyrie.jepsen.workload.bank/workload :service "bank"}
    "chirper" {:ctor 'eyrie.jepsen.workload.chirper/workload :service "chirper"}})
 
-(def faults #{:kill :pause :partition :move-storm :asym :kill-partition-leader})
+(def faults #{:kill :pause :partition :move-storm :asym :kill-partition-leader :elastic})
 
 ;; ---------------------------------------------------------------------------
 ;; Command line
 
 (def usage
   "usage: bin/jepsen test --workload register|kv|bank|chirper
-                   [--nemesis kill,pause,partition,move-storm,asym,kill-partition-leader|none]
+                   [--nemesis kill,pause,partition,move-storm,asym,kill-partition-leader,elastic|none]
                    [--time-limit S] [--nodes 5] [--concurrency C] [--interval S] [--recovery S]
                    [--key-count K] [--threads-per-key T] [--ops-per-key N] [--op-timeout-ms MS]
                    [--unsafe-reads] [--seed N] [--store DIR] [--db netns|embedded] [--name NAME]
@@ -283,6 +283,7 @@
    {:workload "bank" :nemesis "pause,move-storm" :expect true}
    {:workload "kv" :nemesis "kill,partition" :time-limit 120 :expect true}
    {:workload "kv" :nemesis "asym,kill-partition-leader" :time-limit 120 :expect true}
+   {:workload "kv" :nemesis "elastic,kill-partition-leader" :time-limit 120 :expect true}
    {:workload "chirper" :nemesis "kill,partition" :expect true}
    {:workload "chirper" :nemesis "pause" :expect true}
    {:workload "register" :nemesis "partition,pause" :unsafe-reads true :expect false}])

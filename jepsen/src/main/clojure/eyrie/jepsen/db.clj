@@ -18,7 +18,7 @@
 (def raft-port 7101)
 (def client-port 7201)
 
-(defn- ring
+(defn ring
   "Members (node indexes 1..n) of the i-th group on the ring, 3 (or all, if fewer) nodes."
   [n i]
   (sort (distinct (map #(inc (mod (+ i %) n)) (range (min 3 n))))))

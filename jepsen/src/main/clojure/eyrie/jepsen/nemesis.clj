@@ -10,13 +10,16 @@
   | move-storm | kills the oracle's leader and sends a stream of commands that move objects | stops them, restarts the node |
   | asym | :oracle->partition :partition->oracle: one direction between the oracle leader's node and one partition leader's node (another node) held in short bursts; :oracle->partition-after-kill: that partition's leader killed and the oracle leader's node's traffic to the partition's other nodes held | heals (restarts the killed node) |
   | kill-partition-leader | :one: SIGKILLs one partition's leader, one that does not lead the oracle when possible | restarts it |
+  | elastic | :add: adds a partition to the running cluster (a new Raft group on 3 nodes, then active in the oracle's table; once `max-added-groups` exist, a drained one is made active again instead) | drains a random active partition (retire, move every object out) |
 
   `package` builds the nemesis and its generators for a set of faults."
   (:require [eyrie.jepsen.db :as db]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.net :as net]
             [eyrie.jepsen.util :as util])
-  (:import (io.eyrie.core Client Command ObjId)
+  (:import (io.eyrie.core Client Command ObjId PartitionTable)
+           (io.eyrie.multicast ClusterAdmin GroupId MulticastClient)
+           (java.time Duration)
            (io.eyrie.examples.bank BankOps$Transfer)
            (io.eyrie.jepsen.node JepsenNode JepsenNode$TouchPair)
            (java.util Random)
@@ -36,7 +39,13 @@
    ;; also with the partition's leader killed), so those modes come up 3 times in 4
    :asym [:oracle->partition :oracle->partition-after-kill :oracle->partition-after-kill
           :partition->oracle]
-   :kill-partition-leader [:one]})
+   :kill-partition-leader [:one]
+   :elastic [:add]})
+
+(def max-added-groups
+  "How many partition groups the elastic fault adds in one test at most; after that it makes
+  drained partitions active again (every added group is one more Raft group on the nodes)."
+  2)
 
 (def asym-hold-ms
   "How long each burst of the asymmetric fault holds the direction: [min max), ms. Shorter
@@ -194,6 +203,62 @@
     (when (seq pls) (pick rng (if (seq elsewhere) elsewhere pls)))))
 
 ;; ---------------------------------------------------------------------------
+;; Elastic partitions
+
+(defn- cluster-of
+  "The test's cluster file (real nodes) or embedded cluster's configuration."
+  ^io.eyrie.multicast.ClusterConfig [test]
+  (or (:cluster-config test) (db/cluster-config test)))
+
+(defn- admin-client ^Client [test]
+  (-> (Client/newBuilder) (.cluster (cluster-of test)) (.registry (JepsenNode/registry))
+      (.totalTimeoutMs 60000) (.build)))
+
+(defn- table-summary [^PartitionTable t]
+  (into (sorted-map) (map (fn [[g st]] [(.name ^GroupId g) [(keyword (.toLowerCase (str st))) (.objectsAt t g)]])
+                          (.states t))))
+
+(defn- elastic-add!
+  "Adds partition p<k> (k the next free index) on 3 nodes of the ring, or, once
+  `max-added-groups` were added, makes a drained partition active again. Returns what it did."
+  [test state]
+  (with-open [c (admin-client test)]
+    (let [^PartitionTable t (.get (.partitionTable c) 30 TimeUnit/SECONDS)
+          retired (map #(.name ^GroupId %) (.retired t))
+          added (:added @state 0)]
+      (if (and (>= added max-added-groups) (seq retired))
+        (let [g (first retired)]
+          {:reactivated g :table (table-summary (.get (.addPartition c (GroupId/valueOf ^String g)) 60 TimeUnit/SECONDS))})
+        (with-open [mc (-> (MulticastClient/newBuilder) (.cluster (cluster-of test))
+                           (.registry (JepsenNode/registry)) (.totalTimeoutMs 60000) (.build))]
+          (let [view (.get (.refreshView mc) 30 TimeUnit/SECONDS)
+                k (count (.partitions view))
+                g (str "p" k)
+                members (db/ring (count (:nodes test)) k)]
+            (ClusterAdmin/addGroup mc (GroupId/valueOf g) (mapv #(Integer/valueOf (int %)) members)
+                                   (Duration/ofSeconds 90))
+            (swap! state update :added (fnil inc 0))
+            {:added g :members (vec members)
+             :table (table-summary (.get (.addPartition c (GroupId/valueOf g)) 60 TimeUnit/SECONDS))}))))))
+
+(defn- elastic-drain!
+  "Drains a random active partition (there must stay one). Returns what it did."
+  [test ^Random rng]
+  (with-open [c (admin-client test)]
+    (let [^PartitionTable t (.get (.partitionTable c) 30 TimeUnit/SECONDS)
+          active (vec (.active t))]
+      (if (< (count active) 2)
+        {:skipped "one active partition"}
+        (let [^GroupId g (pick rng active)
+              ^PartitionTable after (.get (.drain c g 16 (Duration/ofSeconds 60)) 70 TimeUnit/SECONDS)]
+          {:drained (.name g) :table (table-summary after)})))))
+
+(defn- attempt
+  "Runs f; an exception becomes {:error message} (the fault did not complete; the run goes on)."
+  [f]
+  (try (f) (catch Exception e {:error (str (or (.getCause e) e))})))
+
+;; ---------------------------------------------------------------------------
 
 (defrecord ClusterNemesis [^Random rng state]
   Nemesis
@@ -263,6 +328,8 @@
                                            (swap! state update :killed-pl (fnil conj #{}) n)
                                            (done {:partition g :killed n}))
                                        (done {:skipped "no partition leader"}))
+        :start-elastic (done (attempt #(elastic-add! test state)))
+        :stop-elastic (done (attempt #(elastic-drain! test rng)))
         :stop-kill-partition-leader (let [ns (sort (:killed-pl @state))]
                                       (doseq [n ns] (db/start! test n))
                                       (swap! state assoc :killed-pl #{})
@@ -299,7 +366,7 @@
 
 (defn package
   "{:nemesis n :generator g :final-generator g} for `faults` (a set of :kill :pause :partition
-  :move-storm :asym :kill-partition-leader), one fault starting every `interval` seconds on average and each lasting about
+  :move-storm :asym :kill-partition-leader :elastic), one fault starting every `interval` seconds on average and each lasting about
   `interval` seconds. The final generator stops every fault."
   [{:keys [faults interval rng]}]
   (let [^Random rng (or rng (Random.))

@@ -44,3 +44,25 @@
     (core/link-latest! t)
     (is (= (.getCanonicalPath (io/file (:store t))) (.getCanonicalPath (io/file root "latest"))))
     (is (= (.getCanonicalPath (io/file (:store t))) (.getCanonicalPath (io/file root "register-none" "latest"))))))
+
+(deftest kv-on-an-embedded-cluster-with-a-partition-added-and-one-drained
+  ;; The elastic fault on the in-process cluster: a partition group is added to the running
+  ;; cluster and made active in the oracle's table, then a random active partition is drained,
+  ;; while the kv workload creates, deletes, reads and writes keys; the history stays
+  ;; linearizable.
+  (let [store (.getCanonicalPath (io/file "target" "jepsen-store-elastic"))
+        r (core/run-test! (core/test-map (core/parse-opts ["--workload" "kv" "--db" "embedded" "--nemesis" "elastic"
+                                                           "--time-limit" "24" "--interval" "5" "--recovery" "1"
+                                                           "--key-count" "8" "--concurrency" "8"
+                                                           "--seed" "7" "--store" store])))
+        dir (io/file (get-in r [:test :store]))
+        hist (h/read-history (io/file dir "history.edn"))
+        results (edn/read-string (slurp (io/file dir "results.edn")))
+        nemesis (filter #(= :nemesis (:process %)) hist)
+        done (keep (fn [o] (when (map? (:value o)) (:value o))) nemesis)]
+    (is (= 0 (:exit r)))
+    (is (true? (:valid? results)) (pr-str (:results results)))
+    (is (some :added done) (str "a partition was added: " (pr-str done)))
+    (is (some :drained done) (str "a partition was drained: " (pr-str done)))
+    (is (not-any? :error done) (pr-str done))
+    (is (< 50 (count (filter #(and (= :ok (:type %)) (#{:create :delete} (:f %))) hist))) "keys were created and deleted")))
