@@ -41,10 +41,12 @@ public final class NodeHttp implements AutoCloseable {
   private final Node node;
   private final HttpServer server;
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final NodeMetrics metrics;
 
   private NodeHttp(Node node, String host, int port) throws IOException {
     this.node = node;
-    new NodeMetrics(node).bindTo(registry);
+    this.metrics = new NodeMetrics(node);
+    metrics.bindTo(registry);
     new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
     new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
     this.server = HttpServer.create(new InetSocketAddress(host, port), 16);
@@ -53,8 +55,10 @@ public final class NodeHttp implements AutoCloseable {
       t.setDaemon(true);
       return t;
     }));
-    server.createContext("/metrics", ex -> send(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
-        registry.scrape() + ratisMetrics()));
+    server.createContext("/metrics", ex -> {
+      metrics.bindGroups(registry); // groups added to the running cluster since
+      send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape() + ratisMetrics());
+    });
     server.createContext("/ready", ex -> {
       List<String> notReady = notReady();
       send(ex, notReady.isEmpty() ? 200 : 503, "text/plain; charset=utf-8",

@@ -39,10 +39,46 @@ public final class NodeMetrics implements MeterBinder {
     this.node = node;
   }
 
+  /** The groups whose meters are registered, per registry. */
+  private final java.util.Map<MeterRegistry, java.util.Set<GroupId>> bound = new java.util.IdentityHashMap<>();
+
   @Override
   public void bindTo(MeterRegistry r) {
     Tags nodeTag = Tags.of("node", Integer.toString(node.id()));
+    bindGroups(r);
+    // Client multicasts answered here: latency from arrival to reply (a Prometheus histogram),
+    // by reply group, number of destination groups (one, or several: the multi-partition
+    // commands and moves) and outcome.
+    node.setRequestListener((group, destinations, nanos, ok) -> Timer.builder("eyrie.requests")
+        .description("client multicasts answered by this node, arrival to reply")
+        .tags(nodeTag.and("group", group.name()).and("destinations", destinations == 1 ? "one" : "several")
+            .and("outcome", ok ? "answered" : "failed"))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+        .register(r).record(nanos, TimeUnit.NANOSECONDS));
+    traffic(r, "eyrie.starts", "client starts submitted to Ratis", nodeTag, NodeTraffic::starts);
+    traffic(r, "eyrie.start.entries", "log entries of client starts submitted", nodeTag, NodeTraffic::startEntries);
+    traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);
+    traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeTraffic::channelItems);
+    traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
+    Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
+        .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
+        .tags(nodeTag).register(r);
+  }
+
+  /**
+   * Registers the meters of groups hosted here that have none in {@code r} yet: a group added
+   * to the running cluster after binding (call it before each scrape; {@link NodeHttp} does).
+   *
+   * @param r the registry this binder was bound to
+   */
+  public synchronized void bindGroups(MeterRegistry r) {
+    java.util.Set<GroupId> done = bound.computeIfAbsent(r, k -> new java.util.HashSet<>());
+    Tags nodeTag = Tags.of("node", Integer.toString(node.id()));
     for (GroupId g : node.groups()) {
+      if (!done.add(g)) {
+        continue;
+      }
       Tags t = nodeTag.and("group", g.name());
       counter(r, "eyrie.multicasts.delivered", "messages delivered, by number of destination groups",
           t.and("destinations", "one"), g, s -> s.delivered() - s.deliveredMulti());
@@ -72,24 +108,6 @@ public final class NodeMetrics implements MeterBinder {
       raft(r, "eyrie.raft.lag", "committed entries this replica has not applied", t, g,
           s -> s.lag(s.replicas().get(0)));
     }
-    // Client multicasts answered here: latency from arrival to reply (a Prometheus histogram),
-    // by reply group, number of destination groups (one, or several: the multi-partition
-    // commands and moves) and outcome.
-    node.setRequestListener((group, destinations, nanos, ok) -> Timer.builder("eyrie.requests")
-        .description("client multicasts answered by this node, arrival to reply")
-        .tags(nodeTag.and("group", group.name()).and("destinations", destinations == 1 ? "one" : "several")
-            .and("outcome", ok ? "answered" : "failed"))
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
-        .register(r).record(nanos, TimeUnit.NANOSECONDS));
-    traffic(r, "eyrie.starts", "client starts submitted to Ratis", nodeTag, NodeTraffic::starts);
-    traffic(r, "eyrie.start.entries", "log entries of client starts submitted", nodeTag, NodeTraffic::startEntries);
-    traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);
-    traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeTraffic::channelItems);
-    traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
-    Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
-        .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
-        .tags(nodeTag).register(r);
   }
 
   private void counter(MeterRegistry r, String name, String help, Tags t, GroupId g,

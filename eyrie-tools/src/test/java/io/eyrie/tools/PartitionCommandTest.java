@@ -49,9 +49,15 @@ class PartitionCommandTest {
       bad = run("partition", "add", "--cluster", f);
       assertEquals("2", bad[0], "add needs --group: " + bad[2]);
 
-      String[] add = run("partition", "add", "--cluster", f, "--group", "p2", "--members", "1,2,3");
-      assertEquals("0", add[0], add[1] + add[2]);
-      assertTrue(add[1].matches("(?s).*p2\\s+ACTIVE\\s+0 objects.*"), add[1]);
+      try (NodeHttp http = NodeHttp.start(c.node(1), "127.0.0.1", 0)) {
+        String[] add = run("partition", "add", "--cluster", f, "--group", "p2", "--members", "1,2,3");
+        assertEquals("0", add[0], add[1] + add[2]);
+        assertTrue(add[1].matches("(?s).*p2\\s+ACTIVE\\s+0 objects.*"), add[1]);
+        // The node's /metrics, bound before the group existed, shows the added group.
+        io.eyrie.multicast.testing.Waits.until(Duration.ofSeconds(30),
+            () -> scrape(http.port()).matches("(?s).*eyrie_raft_term\\{[^}]*group=\"p2\".*"),
+            () -> "metrics of the added group p2");
+      }
       for (int i = 8; i < 12; i++) {
         assertTrue(client.sendCreate(Command.create(ObjId.valueOf(i), 100L)).get(60, TimeUnit.SECONDS).isOk());
       }
@@ -75,6 +81,19 @@ class PartitionCommandTest {
       assertEquals("0", audit[0], audit[1] + audit[2]);
       assertTrue(audit[1].contains("p2=") && audit[1].contains("p0=0"), "the audit covers the added partition: "
           + audit[1]);
+    }
+  }
+
+  private static String scrape(int port) {
+    try {
+      return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+          java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    } catch (java.io.IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
     }
   }
 
