@@ -75,9 +75,12 @@ public final class BenchMain {
                               [--duration 20s] [--warmup 10s] [--post-warmup D] [--follow-warmup D]
                               [--users N] [--follows N] [--communities N] [--in-community F]
                               [--clients N] [--window N] [--seed N] [--no-baseline] [--out DIR]
+                              [--modes ssmr,dssmr,graph]
 
+        --modes: ssmr (S-SMR), dssmr (DS-SMR with Chirper's community-hinted oracle), graph
+        (DS-SMR with the learned placement, no hint, and a rebalancer); default ssmr,dssmr.
         See bench/README.md; results in DIR (default bench/results/table1).""",
-      Set.of("partitions", "workloads", "duration", "warmup", "post-warmup", "follow-warmup", "users", "follows",
+      Set.of("partitions", "workloads", "modes", "duration", "warmup", "post-warmup", "follow-warmup", "users", "follows",
           "communities", "in-community", "clients", "window", "seed", "out"),
       Set.of("no-baseline"), Set.of("duration", "warmup", "post-warmup", "follow-warmup"),
       Table1::main);
