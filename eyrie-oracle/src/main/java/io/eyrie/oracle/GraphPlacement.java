@@ -97,6 +97,12 @@ final class GraphPlacement implements AutoCloseable {
           drain();
           plan = planner.plan(graph, current, parts);
           plans++;
+          if (LOG.isDebugEnabled()) {
+            PlacementPlanner.Plan p = plan;
+            LOG.debug("plan {}: cut {} -> {} (reference {}, noise {}), imbalance {} -> {}, {} moves, worth moving {}",
+                plans, p.cutBefore(), p.cutAfter(), p.referenceCut(), p.noiseReduction(), p.imbalanceBefore(),
+                p.imbalanceAfter(), p.moves(), p.worthMoving());
+          }
         } catch (RuntimeException e) {
           LOG.warn("placement plan failed: {}", e.toString());
         } finally {

@@ -52,6 +52,10 @@ import java.util.TreeSet;
  *       Kept only if it cuts less.
  *   <li>The fresh candidate wins only if it cuts at least {@value #SWITCH_GAIN} less than the
  *       incremental one, because it usually moves many more objects.
+ *   <li><b>Hysteresis</b> (applied last). A balanced current placement of every object is kept
+ *       unless the plan cuts less by at least {@value #KEEP_GAIN} of all the edge weight: the
+ *       graph is a decayed sample, and winning back a stray light edge can mean swapping whole
+ *       communities.
  *   <li><b>No locality.</b> The reference cut is the current placement's if it is balanced, else
  *       what a locality-blind balanced placement cuts on average ({@code 1 - 1/k} of all edge
  *       weight). The plan's relative reduction of it is compared with the reduction the same
@@ -86,6 +90,11 @@ public final class PlacementPlanner {
   public static final double DEFAULT_BALANCE = 0.10;
   /** The default relative cut reduction below which moving is not worth it. */
   public static final double DEFAULT_MIN_CUT_REDUCTION = 0.20;
+  /**
+   * How much less than a balanced current placement a plan must cut, as a share of all the edge
+   * weight, to replace it.
+   */
+  public static final double KEEP_GAIN = 0.02;
   /** How much less the fresh (multilevel) candidate must cut to be preferred. */
   public static final double SWITCH_GAIN = 0.10;
   /** The most refinement sweeps per level. */
@@ -214,6 +223,10 @@ public final class PlacementPlanner {
       best = real.balanced;
       bestCut = g.cut(best);
     }
+    if (keepsCurrent(g, cur, k, cutBefore, bestCut)) {
+      best = cur;
+      bestCut = cutBefore;
+    }
     TreeMap<ObjId, GroupId> plan = new TreeMap<>();
     int moves = 0;
     for (int i = 0; i < ids.length; i++) {
@@ -224,6 +237,23 @@ public final class PlacementPlanner {
     }
     return new Plan(plan, cutBefore, bestCut, real.reference, noise, imbalanceBefore, imbalance(g, best, k), moves,
         minCutReduction);
+  }
+
+  /**
+   * Hysteresis: a current placement that places every object in a listed partition and is
+   * balanced is kept unless the plan cuts less by at least {@link #KEEP_GAIN} of all the edge
+   * weight. A relative test against the current cut is not enough: a converged placement cuts
+   * almost nothing, and a plan that wins back a stray light edge by swapping whole communities
+   * would move half the objects (measured on Chirper's Mix at 2 partitions: plans of 214 to 452
+   * moves for a cut of 0.8 out of about 25,000, one after the other, 20 moves a second).
+   */
+  private boolean keepsCurrent(Level g, int[] cur, int k, double cutBefore, double bestCut) {
+    for (int p : cur) {
+      if (p < 0) {
+        return false;
+      }
+    }
+    return isBalanced(g, cur, k, new Bounds(g, k, balance)) && cutBefore - bestCut < KEEP_GAIN * g.totalEdgeWeight();
   }
 
   /** The candidates for one graph: balancing only, and the best plan with its cut. */

@@ -176,6 +176,34 @@ class PlacementPlannerTest {
     assertFalse(plan.worthMoving(), "nothing left to gain");
   }
 
+  @Test
+  void aStrayLightEdgeDoesNotSwapCommunitiesButAMisplacedObjectGoesHome() {
+    Random rnd = new Random(seed("hysteresis"));
+    Cliques g = new Cliques(4, 20, 0, rnd);
+    Map<ObjId, GroupId> cur = new HashMap<>();
+    for (int c = 0; c < 4; c++) {
+      GroupId p = GroupId.valueOf("p" + (c / 2)); // cliques 0 and 1 in p0, 2 and 3 in p1
+      g.members.get(c).forEach(id -> cur.put(id, p));
+    }
+    // One light edge between clique 0 (p0) and clique 2 (p1): a cut of 0.1 that only swapping
+    // clique 1 and clique 2 (40 moves) would win back.
+    g.graph.record(List.of(g.members.get(0).get(0), g.members.get(2).get(0)), 0.1);
+    PlacementPlanner.Plan stray = planner.plan(g.graph, cur, parts(2));
+    System.out.println("stray light edge: " + summary(stray));
+    assertEquals(0, stray.moves(), "a balanced placement is not reshuffled for a stray light edge");
+    assertEquals(new TreeMap<>(cur), stray.placement());
+
+    // An object of clique 0 placed with clique 2 costs all its heavy edges: it goes home.
+    ObjId lost = g.members.get(0).get(5);
+    cur.put(lost, GroupId.valueOf("p1"));
+    ObjId other = g.members.get(2).get(5);
+    cur.put(other, GroupId.valueOf("p0")); // keeps the counts balanced
+    PlacementPlanner.Plan misplaced = planner.plan(g.graph, cur, parts(2));
+    System.out.println("misplaced pair: " + summary(misplaced));
+    assertTrue(misplaced.moves() > 0, "a gain of a whole object's edges is worth moving for");
+    assertEquals(0.0, misplaced.cutAfter(), 1e-9, "every clique whole again");
+  }
+
   /** n objects in k planted groups: {@code in} partners inside the group, {@code out} outside. */
   static WorkloadGraph planted(int n, int k, int in, int out, Random rnd, int[] group, double[] plantedCut) {
     WorkloadGraph g = new WorkloadGraph(Math.max(n, 2), WorkloadGraph.DEFAULT_MAX_EDGES_PER_VERTEX, 1e-3);
