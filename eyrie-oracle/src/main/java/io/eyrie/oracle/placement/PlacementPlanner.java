@@ -94,7 +94,7 @@ public final class PlacementPlanner {
    * How much less than a balanced current placement a plan must cut, as a share of all the edge
    * weight, to replace it.
    */
-  public static final double KEEP_GAIN = 0.02;
+  public static final double KEEP_GAIN = 0.005;
   /** How much less the fresh (multilevel) candidate must cut to be preferred. */
   public static final double SWITCH_GAIN = 0.10;
   /** The most refinement sweeps per level. */
