@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class CommandLinesTest {
-  private static final List<String> EYRIE = List.of("node", "status", "audit");
+  private static final List<String> EYRIE = List.of("node", "status", "audit", "partition");
   private static final List<String> CHIRPER = List.of("demo", "node", "load", "adduser", "post", "follow",
       "unfollow", "timeline");
   private static final List<String> BENCH = List.of("multicast", "table1", "community-shift", "elastic", "micro");

@@ -583,11 +583,16 @@ public final class Client implements AutoCloseable {
 
   /**
    * Compares the oracle's map with the partitions' contents and reports every object that is
-   * missing, duplicated, misplaced or unknown to the oracle.
+   * missing, duplicated, misplaced or unknown to the oracle. Asks a node for the cluster's view
+   * first, so partitions added to the running cluster are audited too.
    *
    * @return the report
    */
   public CompletableFuture<AuditReport> audit() {
+    return mc.refreshView().handle((v, e) -> v).thenCompose(v -> auditKnown());
+  }
+
+  private CompletableFuture<AuditReport> auditKnown() {
     CompletableFuture<Object> map = mc.query(oracle, new Msgs.StatsReq(true));
     List<CompletableFuture<Object>> held = new ArrayList<>();
     List<GroupId> partitions = partitions();
