@@ -16,6 +16,10 @@ import org.slf4j.LoggerFactory;
  * oracle created with {@code OracleStateMachine.Placement.GRAPH} (with another oracle the plan is
  * empty and nothing moves). One rebalancer per cluster is enough; several only repeat each
  * other's moves (a move from a partition that no longer holds the object changes nothing).
+ *
+ * <p>A round that moves nothing doubles the wait before the next, up to
+ * {@value #MAX_BACKOFF} periods, so a converged placement costs a few queries every several
+ * seconds instead of every period; a round that moves objects brings the wait back to one period.
  */
 public final class Rebalancer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Rebalancer.class);
@@ -24,6 +28,11 @@ public final class Rebalancer implements AutoCloseable {
   private final int batch;
   private final ScheduledExecutorService timer;
   private final AtomicLong moved = new AtomicLong();
+  private final long periodMs;
+  /** How many periods the next wait lasts (doubled by a round that moved nothing). */
+  private long waitPeriods = 1;
+  /** The longest wait, in periods. */
+  static final int MAX_BACKOFF = 8;
 
   private Rebalancer(Client client, Duration period, int batch) {
     this.client = client;
@@ -33,7 +42,8 @@ public final class Rebalancer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    timer.scheduleWithFixedDelay(this::round, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    this.periodMs = period.toMillis();
+    timer.schedule(this::round, periodMs, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -51,14 +61,23 @@ public final class Rebalancer implements AutoCloseable {
     return new Rebalancer(client, period, batch);
   }
 
-  /** One round; rounds never overlap (one timer thread, fixed delay between them). */
+  /** One round, then the next is scheduled; rounds never overlap (one timer thread). */
   private void round() {
+    int n = 0;
     try {
-      moved.addAndGet(client.rebalance(batch).get(30, TimeUnit.SECONDS));
+      n = client.rebalance(batch).get(30, TimeUnit.SECONDS);
+      moved.addAndGet(n);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return;
     } catch (Exception e) {
       LOG.debug("rebalance round failed: {}", e.toString());
+    }
+    waitPeriods = n > 0 ? 1 : Math.min(2 * waitPeriods, MAX_BACKOFF);
+    try {
+      timer.schedule(this::round, waitPeriods * periodMs, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed
     }
   }
 
