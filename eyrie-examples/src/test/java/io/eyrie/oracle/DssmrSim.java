@@ -76,7 +76,9 @@ final class DssmrSim {
   }
 
   private GroupState fresh(GroupId g) {
-    GroupState s = new GroupState(g, cluster.groupIds(), factory.create(g, cluster, codec), codec, 1L << 40);
+    // The cluster's groups with their kinds: partitions must tell the oracle from a partition.
+    GroupState s = new GroupState(g, cluster.groups().values(), new java.util.TreeSet<>(cluster.groupIds()),
+        factory.create(g, cluster, codec), codec, 1L << 40);
     s.setListener(new GroupState.Listener() {
       @Override
       public void reply(MsgId id, GroupState.Reply r) {

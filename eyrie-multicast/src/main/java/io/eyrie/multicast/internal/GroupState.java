@@ -91,7 +91,10 @@ public final class GroupState {
   final ExecutionQueue exec;
 
   /**
-   * Creates the initial state of a group replica.
+   * Creates the initial state of a group replica of a cluster of partitions only (every group
+   * named is taken for a partition, so {@link io.eyrie.multicast.ExecutionContext#partitions()}
+   * lists them all): for multicast tests. A cluster with an oracle needs the kinds: use the
+   * constructor that takes {@code GroupInfo}s.
    *
    * @param self this group
    * @param known every group of the cluster
