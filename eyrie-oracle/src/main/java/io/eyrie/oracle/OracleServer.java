@@ -232,7 +232,10 @@ final class OracleServer implements Deliverer {
           }
           graph.observe(ids, Math.max(1.0, o.weight()));
         }
-        graph.maybePlan(() -> locations, active);
+        // No plan from here: the rebalancer hands every partition's samples in one round and
+        // then asks for a plan (PlanReq). A plan started after the first partition's samples
+        // would weigh the whole interval's workload on that partition's objects alone, see an
+        // access imbalance that is not there, and reshuffle communities to fix it.
       }
       return o.accesses() == null ? 0 : o.accesses().size();
     }
