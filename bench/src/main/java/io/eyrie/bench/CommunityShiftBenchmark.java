@@ -8,7 +8,6 @@ import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Rebalancer;
 import io.eyrie.core.Reply;
-import io.eyrie.examples.bank.BankOps;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
@@ -22,11 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntUnaryOperator;
 
@@ -124,58 +120,23 @@ public final class CommunityShiftBenchmark {
 
       Rebalancer rebalancer = Rebalancer.start(mover, Duration.ofSeconds(1), 64);
       AtomicBoolean phaseB = new AtomicBoolean();
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicLong done = new AtomicLong();
-      AtomicLong errors = new AtomicLong();
-      AtomicInteger inFlight = new AtomicInteger();
-      AtomicInteger rr = new AtomicInteger();
-      Runnable[] launch = new Runnable[1];
-      launch[0] = () -> {
-        if (stop.get()) {
-          return;
-        }
-        Client c = cs.get(Math.floorMod(rr.getAndIncrement(), cs.size()));
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        int a = r.nextInt(accounts);
-        int[] group = phaseB.get() ? membersB[communityB[a]] : membersA[communityA[a]];
-        int b = group[r.nextInt(group.length - 1)];
-        if (b == a) {
-          b = group[group.length - 1];
-        }
-        inFlight.incrementAndGet();
-        CompletableFuture<Reply> f;
-        try {
-          f = c.sendAccess(Command.access(new BankOps.Transfer(a, b, 1), ObjId.valueOf(a), ObjId.valueOf(b)));
-        } catch (RuntimeException e) {
-          f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((reply, e) -> {
-          inFlight.decrementAndGet();
-          if (e == null && reply.isOk()) {
-            done.incrementAndGet();
-          } else {
-            errors.incrementAndGet();
-          }
-          launch[0].run();
-        });
-      };
+      TransferLoop loop = new TransferLoop(cs, accounts,
+          a -> phaseB.get() ? membersB[communityB[a]] : membersA[communityA[a]]);
 
       ClientStats prev = total(cs);
       long prevDone = 0;
       long prevErrors = 0;
       long prevMoved = 0;
       long t0 = System.nanoTime();
-      for (int i = 0; i < clients * window; i++) {
-        launch[0].run();
-      }
+      loop.start(clients * window);
       for (int s = 1; s <= 2 * phase; s++) {
         long end = t0 + s * 1_000_000_000L;
         while (System.nanoTime() < end) {
           LockSupport.parkNanos(end - System.nanoTime());
         }
         ClientStats now = total(cs);
-        long d = done.get();
-        long e = errors.get();
+        long d = loop.done.get();
+        long e = loop.errors.get();
         long m = rebalancer.moved();
         char ph = s <= phase ? 'A' : 'B';
         Second sec = new Second(s, ph, ph == 'A' ? s : s - phase, d - prevDone, e - prevErrors,
@@ -194,11 +155,7 @@ public final class CommunityShiftBenchmark {
           System.out.println("  -- communities change: community of account i is now i / " + perCommunity);
         }
       }
-      stop.set(true);
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(10_000_000L);
-      }
+      loop.stop(30_000_000_000L);
       rebalancer.close();
       rebalancedTotal = rebalancer.moved();
       audit = cs.get(0).audit().get(60, TimeUnit.SECONDS);

@@ -27,12 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -106,51 +101,13 @@ public final class ElasticBenchmark {
           + " drain p0 %d s later%n", accounts, communities, clients, window, before, after);
 
       Rebalancer rebalancer = Rebalancer.start(mover, Duration.ofSeconds(1), 64);
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicLong done = new AtomicLong();
-      AtomicLong errors = new AtomicLong();
-      AtomicReference<Throwable> firstError = new AtomicReference<>();
-      AtomicInteger inFlight = new AtomicInteger();
-      AtomicInteger rr = new AtomicInteger();
-      Runnable[] launch = new Runnable[1];
-      launch[0] = () -> {
-        if (stop.get()) {
-          return;
-        }
-        Client c = cs.get(Math.floorMod(rr.getAndIncrement(), cs.size()));
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        int a = r.nextInt(accounts);
-        int[] group = members[a % communities];
-        int b = group[r.nextInt(group.length - 1)];
-        if (b == a) {
-          b = group[group.length - 1];
-        }
-        inFlight.incrementAndGet();
-        CompletableFuture<Reply> f;
-        try {
-          f = c.sendAccess(Command.access(new BankOps.Transfer(a, b, 1), ObjId.valueOf(a), ObjId.valueOf(b)));
-        } catch (RuntimeException e) {
-          f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((reply, e) -> {
-          inFlight.decrementAndGet();
-          if (e == null && reply.isOk()) {
-            done.incrementAndGet();
-          } else {
-            errors.incrementAndGet();
-            firstError.compareAndSet(null, e != null ? e : new IllegalStateException(String.valueOf(reply)));
-          }
-          launch[0].run();
-        });
-      };
+      TransferLoop loop = new TransferLoop(cs, accounts, a -> members[a % communities]);
 
       ClientStats prev = CommunityShiftBenchmark.total(cs);
       long prevDone = 0;
       long prevErrors = 0;
       long t0 = System.nanoTime();
-      for (int i = 0; i < clients * window; i++) {
-        launch[0].run();
-      }
+      loop.start(clients * window);
       CompletableFuture<Void> adding = null;
       CompletableFuture<PartitionTable> draining = null;
       long addStart = 0;
@@ -163,8 +120,8 @@ public final class ElasticBenchmark {
           LockSupport.parkNanos(end - System.nanoTime());
         }
         ClientStats now = CommunityShiftBenchmark.total(cs);
-        long d = done.get();
-        long e = errors.get();
+        long d = loop.done.get();
+        long e = loop.errors.get();
         long commands = now.commands() - prev.commands();
         double share = commands == 0 ? 0
             : (now.moves() - prev.moves() + now.multiPartition() - prev.multiPartition()) / (double) commands;
@@ -208,11 +165,7 @@ public final class ElasticBenchmark {
           break;
         }
       }
-      stop.set(true);
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(10_000_000L);
-      }
+      loop.stop(30_000_000_000L);
       rebalancer.close();
       audit = mover.audit().get(60, TimeUnit.SECONDS);
       Reply read = mover.sendAccess(Command.access(new BankOps.Read(), all)).get(120, TimeUnit.SECONDS);
@@ -220,8 +173,8 @@ public final class ElasticBenchmark {
       for (long b : (long[]) read.value()) {
         total += b;
       }
-      if (firstError.get() != null) {
-        events.append("- first failure: ").append(firstError.get()).append('\n');
+      if (loop.firstError.get() != null) {
+        events.append("- first failure: ").append(loop.firstError.get()).append('\n');
       }
       MulticastBenchmark.closeInBackground(cs);
       mover.close();

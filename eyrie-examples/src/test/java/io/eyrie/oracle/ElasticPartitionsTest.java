@@ -116,10 +116,8 @@ class ElasticPartitionsTest {
       assertTrue(created.isOk());
       all.add(ObjId.valueOf(1000));
       assertTrue(!P0.equals(cl.locationOf(ObjId.valueOf(1000)).get(30, TimeUnit.SECONDS)), "nothing new in p0");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (done.get() < before + 20 && failure.get() == null && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
+      io.eyrie.multicast.testing.Waits.until(Duration.ofSeconds(30),
+          () -> done.get() >= before + 20 || failure.get() != null, () -> "20 transfers after the drain");
       stop.set(true);
       load.join(90_000);
       assertEquals(null, failure.get(), "no command failed");
