@@ -41,7 +41,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * <pre>
  * bin/bench multicast [--duration 20] [--warmup 5] [--clients 8] [--window 16] [--out bench/results]
  *     [--isolated 300] [--dssmr true] [--raw true] [--groups 1,2,4] [--event-loop-threads N] [--channel-window W]
- *     [--submit-in-flight F]
+ *     [--submit-in-flight F] [--bundle true|false]
  * </pre>
  *
  * <p>{@code --isolated} multicasts one at a time per group count (0 skips that phase); {@code
@@ -91,6 +91,9 @@ public final class MulticastBenchmark {
     if (o.containsKey("submit-in-flight")) {
       nob.submitInFlight(Integer.parseInt(o.get("submit-in-flight")));
     }
+    if (o.containsKey("bundle")) {
+      nob.bundle(Boolean.parseBoolean(o.get("bundle")));
+    }
     NodeOptions nodeOptions = nob.build();
     int duration = Integer.parseInt(o.getOrDefault("duration", "20"));
     int warmup = Integer.parseInt(o.getOrDefault("warmup", "5"));
@@ -102,10 +105,10 @@ public final class MulticastBenchmark {
     List<Row> rows = new ArrayList<>();
 
     System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured; %s=%s, channel window %d,"
-        + " submit in flight %d%n", clients, window, warmup, duration,
+        + " submit in flight %d, bundle %s%n", clients, window, warmup, duration,
         NodeOptions.EVENT_LOOP_THREADS_PROPERTY,
         System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY),
-        nodeOptions.channelWindow(), nodeOptions.submitInFlight());
+        nodeOptions.channelWindow(), nodeOptions.submitInFlight(), nodeOptions.bundle());
     if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline()) {
       List<RaftClient> rc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
@@ -143,7 +146,7 @@ public final class MulticastBenchmark {
         }, () -> {
           Map<String, Long> after = traffic(cluster);
           double ops = Math.max(1, opsHolder[0]);
-          return String.format(Locale.ROOT, "%.3f start entries, %.3f channel batches, %.2f channel items, %.0f channel bytes per op",
+          return String.format(Locale.ROOT, "%.3f start batches, %.3f channel batches, %.2f channel items, %.0f channel bytes per op",
               (after.get("entries") - before.get("entries")) / ops, (after.get("batches") - before.get("batches")) / ops,
               (after.get("items") - before.get("items")) / ops, (after.get("bytes") - before.get("bytes")) / ops);
         }, () -> logEntries(cluster));
@@ -182,21 +185,21 @@ public final class MulticastBenchmark {
 
   /** Sums the nodes' traffic counters: start entries, channel batches, items and bytes. */
   public static Map<String, Long> traffic(EmbeddedCluster c) {
-    Map<String, Long> m = new HashMap<>(Map.of("entries", 0L, "batches", 0L, "items", 0L, "bytes", 0L));
+    Map<String, Long> m = new HashMap<>(Map.of("entries", 0L, "batches", 0L, "items", 0L, "bytes", 0L, "log", 0L));
     for (Node n : c.runningNodes().values()) {
       NodeTraffic t = n.traffic();
       m.merge("entries", t.startEntries(), Long::sum);
       m.merge("batches", t.channelBatches(), Long::sum);
       m.merge("items", t.channelItems(), Long::sum);
       m.merge("bytes", t.channelBytes(), Long::sum);
+      m.merge("log", t.logEntries(), Long::sum);
     }
     return m;
   }
 
-  /** Ratis log entries written through the nodes' traffic counters: start entries plus channel batches. */
+  /** Ratis log entries written through the nodes' traffic counters (start entries and channel batches, bundled or not). */
   public static long logEntries(EmbeddedCluster c) {
-    Map<String, Long> t = traffic(c);
-    return t.get("entries") + t.get("batches");
+    return traffic(c).get("log");
   }
 
   /**

@@ -92,16 +92,13 @@ public final class Table1 {
    * @param samples per-second samples of warm-up and window
    * @param largestShare the largest partition's share of the objects at the end of the cell
    *     (the oracle's map; 1/P is perfectly balanced)
+   * @param logEntries Ratis log entries per command (start entries and channel batches, fewer than
+   *     their sum when a node bundles them)
    */
   record Cell(String workload, int partitions, String mode, double tput, double p50, double p99, long completed,
       long timeouts, double movesPerSec, double multiShare, double startEntries, double channelBatches,
       double channelItems, double channelBytes, double cpuMsPerCmd, List<LoadRunner.Sample> samples,
-      double largestShare) {
-
-    double logEntries() {
-      return startEntries + channelBatches;
-    }
-  }
+      double largestShare, double logEntries) {}
 
   /** The runner's options. */
   record Options(List<Integer> partitions, List<String> workloads, List<String> modes, int duration, int warmup, int postWarmup, int followWarmup,
@@ -344,7 +341,8 @@ public final class Table1 {
             r.throughput(), q[0], q[1], r.completedInWindow(), r.timeouts(), st.moves() / secs,
             multiShare(st.moves() + st.multiPartition(), st.commands()), (after.get("entries") - before.get("entries")) / cmds,
             (after.get("batches") - before.get("batches")) / cmds, (after.get("items") - before.get("items")) / cmds,
-            (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples, largest);
+            (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples, largest,
+            (after.get("log") - before.get("log")) / cmds);
       } finally {
         if (rebalancer != null) {
           rebalancer.close();

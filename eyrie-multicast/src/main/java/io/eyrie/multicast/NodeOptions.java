@@ -42,6 +42,11 @@ public final class NodeOptions {
    * 4 was worse than 2.
    */
   public static final int SUBMIT_IN_FLIGHT_DEFAULT = 1;
+  /**
+   * By default a node bundles its starts to a group and its led groups' channel batches to that
+   * group into one request (one log entry) per round: measured in bench/RESULTS.md ("Bundles").
+   */
+  public static final boolean BUNDLE_DEFAULT = true;
   /** Default maximum number of starts in one log entry. */
   public static final int SUBMIT_BATCH_MAX_DEFAULT = 512;
   /** Default time an idle client's records are kept, in log time. */
@@ -58,6 +63,7 @@ public final class NodeOptions {
   private final int channelWindow;
   private final int submitInFlight;
   private final int submitBatchMax;
+  private final boolean bundle;
   private final long clientExpiryMs;
   private final int ratisRequestTimeoutMs;
   private final CodecRegistry registry;
@@ -72,6 +78,7 @@ public final class NodeOptions {
     this.channelWindow = b.channelWindow;
     this.submitInFlight = b.submitInFlight;
     this.submitBatchMax = b.submitBatchMax;
+    this.bundle = b.bundle;
     this.clientExpiryMs = b.clientExpiryMs;
     this.ratisRequestTimeoutMs = b.ratisRequestTimeoutMs;
     this.registry = b.registry;
@@ -99,6 +106,7 @@ public final class NodeOptions {
     b.channelWindow = channelWindow;
     b.submitInFlight = submitInFlight;
     b.submitBatchMax = submitBatchMax;
+    b.bundle = bundle;
     b.clientExpiryMs = clientExpiryMs;
     b.ratisRequestTimeoutMs = ratisRequestTimeoutMs;
     b.registry = registry;
@@ -150,6 +158,14 @@ public final class NodeOptions {
     return submitBatchMax;
   }
 
+  /**
+   * Whether a node sends its starts to a group and its led groups' channel batches to that group
+   * together, one log entry per request ({@link #BUNDLE_DEFAULT}), or each on its own stream.
+   */
+  public boolean bundle() {
+    return bundle;
+  }
+
   /** How long, in log time, an idle client's exactly-once records are kept. */
   public long clientExpiryMs() {
     return clientExpiryMs;
@@ -176,6 +192,7 @@ public final class NodeOptions {
     private int channelWindow = CHANNEL_WINDOW_DEFAULT;
     private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
     private int submitBatchMax = SUBMIT_BATCH_MAX_DEFAULT;
+    private boolean bundle = BUNDLE_DEFAULT;
     private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
     private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
     private CodecRegistry registry = CodecRegistry.create();
@@ -237,6 +254,12 @@ public final class NodeOptions {
     /** Sets the most client starts in one log entry. */
     public Builder submitBatchMax(int v) {
       this.submitBatchMax = (int) positive(v, "submitBatchMax");
+      return this;
+    }
+
+    /** Sets whether a node bundles what it sends to one group (see {@link NodeOptions#bundle()}). */
+    public Builder bundle(boolean v) {
+      this.bundle = v;
       return this;
     }
 

@@ -7,12 +7,14 @@ package io.eyrie.multicast;
  * @param starts client starts submitted (many per entry under load)
  * @param channelBatches channel batches sent (Ratis requests)
  * @param channelItems channel items sent (many per batch under load)
- * @param channelBytes encoded bytes of the channel batches
+ * @param channelBytes encoded bytes of the requests that carried channel batches
  * @param channelBacklog items in the outboxes of the channels this node sends (those of the
  *     groups it leads) that their receivers have not acknowledged yet: a gauge, not a counter
+ * @param logEntries Ratis requests sent to groups' logs (each one log entry): start entries and
+ *     channel batches, fewer than their sum when they travel bundled
  * @param startFailures starts whose submission to a group failed for good (the group had no
  *     leader for longer than the Ratis client's retries, or refused the entry); a start to a
  *     group other than its reply group is submitted again while a client still waits for it
  */
 public record NodeTraffic(long startEntries, long starts, long channelBatches, long channelItems,
-    long channelBytes, long channelBacklog, long startFailures) {}
+    long channelBytes, long channelBacklog, long startFailures, long logEntries) {}

@@ -29,6 +29,11 @@ final class ChannelSender {
    */
   interface StateReader {
     <T> T read(Function<GroupState, T> f);
+
+    /** Like {@link #read}, but returns {@code busy} at once if the state's lock is taken. */
+    default <T> T tryRead(Function<GroupState, T> f, T busy) {
+      return read(f);
+    }
   }
 
   private final StateReader sm;
@@ -67,7 +72,17 @@ final class ChannelSender {
   final AtomicLong bytes = new AtomicLong();
 
   ChannelSender(GroupStateMachine sm, GroupId to, RaftClientHolder client, Codec codec, int window, int maxItems) {
-    this(sm::read, sm.group(), to, client, codec, window, maxItems);
+    this(new StateReader() {
+      @Override
+      public <T> T read(Function<GroupState, T> f) {
+        return sm.read(f);
+      }
+
+      @Override
+      public <T> T tryRead(Function<GroupState, T> f, T busy) {
+        return sm.tryRead(f, busy);
+      }
+    }, sm.group(), to, client, codec, window, maxItems);
   }
 
   ChannelSender(StateReader sm, GroupId from, GroupId to, RaftClientHolder client, Codec codec, int window,
@@ -86,6 +101,11 @@ final class ChannelSender {
 
   RaftClientHolder client() {
     return client;
+  }
+
+  /** The receiving group. */
+  GroupId to() {
+    return to;
   }
 
   boolean isActive() {
@@ -132,62 +152,91 @@ final class ChannelSender {
     }
   }
 
+  /** A batch taken for sending, with the sender's epoch when it was taken. */
+  record Prepared(ChannelSender sender, Wire.ChannelBatch batch, long epoch) {}
+
+  /** What {@link #prepare(boolean, boolean)} returns when it would have to wait for the state's lock. */
+  static final Prepared BUSY = new Prepared(null, null, -1);
+  private static final View BUSY_VIEW = new View(null, -1, null);
+
   /**
-   * Sends what the window allows. On a tick, also sends a bare acknowledgement if the receiver
-   * has not yet been told how far this group has applied its items and the news is due
-   * ({@link #BARE_ACK_ITEMS}, {@link #BARE_ACK_INTERVAL_NANOS}).
+   * Sends what the window allows, through this channel's own Ratis client. On a tick, also sends
+   * a bare acknowledgement if the receiver has not yet been told how far this group has applied
+   * its items and the news is due ({@link #BARE_ACK_ITEMS}, {@link #BARE_ACK_INTERVAL_NANOS}).
    */
   void pump(boolean tick) {
-    while (true) {
-      Wire.ChannelBatch batch;
-      long myEpoch;
-      synchronized (this) {
-        if (!active || inFlight >= window || System.nanoTime() < retryAfterNanos) {
-          return;
-        }
-        // Positions and items are read in one step: the apply thread trims the outbox on an
-        // acknowledgement, and items read after a trim must not be labelled with the trimmed
-        // numbers (the receiver applies items by label, so it would lose some and repeat others).
-        long floor = sent;
-        View view = sm.read(s -> {
-          long[] p = s.channelPositions(to);
-          if (p == null) {
-            return null; // an installed snapshot predates the group's addition
-          }
-          long start = Math.max(floor, p[0]);
-          return new View(p, start, start < p[1] ? s.outboxRange(to, start, maxItems) : List.of());
-        });
-        if (view == null) {
-          return;
-        }
-        long next = view.pos[1];
-        long nextIn = view.pos[2];
-        sent = view.start;
-        if (!view.items.isEmpty()) {
-          batch = new Wire.ChannelBatch(from, view.start, view.items.toArray(), nextIn);
-          sent = view.start + view.items.size();
-        } else if (tick && inFlight == 0 && nextIn > lastAckSent && ackDue(nextIn)) {
-          batch = new Wire.ChannelBatch(from, next, new Object[0], nextIn);
-        } else {
-          return;
-        }
-        lastAckSent = Math.max(lastAckSent, nextIn);
-        lastAckNanos = System.nanoTime();
-        inFlight++;
-        myEpoch = epoch;
+    Prepared p;
+    while ((p = prepare(tick)) != null) {
+      send(p.batch(), p.epoch());
+    }
+  }
+
+  /**
+   * Takes the next batch the window allows and counts it in flight, or returns null if there is
+   * nothing to send (or no room). The caller sends it (alone, or bundled with other traffic to the
+   * same group: {@link GroupLink}) and reports the outcome through {@link #complete} or
+   * {@link #failed}.
+   */
+  Prepared prepare(boolean tick) {
+    return prepare(tick, true);
+  }
+
+  /**
+   * Like {@link #prepare(boolean)}; with {@code wait} false, returns {@link #BUSY} instead of
+   * waiting when the local replica's state is locked (an entry being applied): callers on threads
+   * that must not wait behind a slow application try again shortly.
+   */
+  Prepared prepare(boolean tick, boolean wait) {
+    synchronized (this) {
+      if (!active || inFlight >= window || System.nanoTime() < retryAfterNanos) {
+        return null;
       }
-      send(batch, myEpoch);
+      // Positions and items are read in one step: the apply thread trims the outbox on an
+      // acknowledgement, and items read after a trim must not be labelled with the trimmed
+      // numbers (the receiver applies items by label, so it would lose some and repeat others).
+      long floor = sent;
+      Function<GroupState, View> read = s -> {
+        long[] p = s.channelPositions(to);
+        if (p == null) {
+          return null; // an installed snapshot predates the group's addition
+        }
+        long start = Math.max(floor, p[0]);
+        return new View(p, start, start < p[1] ? s.outboxRange(to, start, maxItems) : List.of());
+      };
+      View view = wait ? sm.read(read) : sm.tryRead(read, BUSY_VIEW);
+      if (view == BUSY_VIEW) {
+        return BUSY;
+      }
+      if (view == null) {
+        return null;
+      }
+      long next = view.pos[1];
+      long nextIn = view.pos[2];
+      sent = view.start;
+      Wire.ChannelBatch batch;
+      if (!view.items.isEmpty()) {
+        batch = new Wire.ChannelBatch(from, view.start, view.items.toArray(), nextIn);
+        sent = view.start + view.items.size();
+      } else if (tick && inFlight == 0 && nextIn > lastAckSent && ackDue(nextIn)) {
+        batch = new Wire.ChannelBatch(from, next, new Object[0], nextIn);
+      } else {
+        return null;
+      }
+      lastAckSent = Math.max(lastAckSent, nextIn);
+      lastAckNanos = System.nanoTime();
+      inFlight++;
+      batches.incrementAndGet();
+      items.addAndGet(batch.items().length);
+      return new Prepared(this, batch, epoch);
     }
   }
 
   private void send(Wire.ChannelBatch batch, long myEpoch) {
     try {
-      // Inside the try: a batch that cannot be encoded must go through onFailure, or inFlight
+      // Inside the try: a batch that cannot be encoded must go through failed(), or inFlight
       // would never come down and the channel would stop (review F6). Items are encoded when they
       // enter the outbox, so this should not fail.
       byte[] data = codec.encode(batch);
-      batches.incrementAndGet();
-      items.addAndGet(batch.items().length);
       bytes.addAndGet(data.length);
       RaftClient c = client.get();
       c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
@@ -196,17 +245,19 @@ final class ChannelSender {
         }
         if (err == null && reply.isSuccess()) {
           ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
-          onReply(batch, myEpoch, b.remaining() >= 8 ? b.getLong() : -1);
+          complete(batch, myEpoch, b.remaining() >= 8 ? b.getLong() : -1);
+          pump(false);
         } else {
-          onFailure(batch, myEpoch, err != null ? err : reply.getException());
+          failed(batch, myEpoch, err != null ? err : reply.getException());
         }
       });
     } catch (RuntimeException e) {
-      onFailure(batch, myEpoch, e);
+      failed(batch, myEpoch, e);
     }
   }
 
-  private void onReply(Wire.ChannelBatch batch, long myEpoch, long receiverNextIn) {
+  /** A prepared batch was applied by the receiver, whose next expected number is {@code receiverNextIn}. */
+  void complete(Wire.ChannelBatch batch, long myEpoch, long receiverNextIn) {
     synchronized (this) {
       if (myEpoch != epoch) {
         return;
@@ -222,10 +273,10 @@ final class ChannelSender {
         sent = receiverNextIn;
       }
     }
-    pump(false);
   }
 
-  private void onFailure(Wire.ChannelBatch batch, long myEpoch, Throwable t) {
+  /** A prepared batch could not be sent or was refused: resend from it after a pause. */
+  void failed(Wire.ChannelBatch batch, long myEpoch, Throwable t) {
     synchronized (this) {
       if (myEpoch != epoch) {
         return;

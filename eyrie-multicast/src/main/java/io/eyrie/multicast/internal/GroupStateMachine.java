@@ -59,7 +59,7 @@ public final class GroupStateMachine extends BaseStateMachine {
   private final Function<GroupId, GroupState> stateFactory;
   private final Hooks hooks;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  private final Object lock = new Object();
+  private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
   private volatile GroupState state;
   private volatile GroupState.Listener listener = GroupState.NO_LISTENER;
   private final AtomicLong snapshotsLoaded = new AtomicLong();
@@ -102,10 +102,28 @@ public final class GroupStateMachine extends BaseStateMachine {
     state.setListener(l);
   }
 
+  /**
+   * Runs a function on the state under its lock if the lock is free now, without waiting (for
+   * channel senders on threads that must not wait for a long apply); {@code busy} if it is not.
+   */
+  public <T> T tryRead(Function<GroupState, T> f, T busy) {
+    if (!lock.tryLock()) {
+      return busy;
+    }
+    try {
+      return f.apply(state);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Runs a function on the state under its lock (for senders, tests and metrics). */
   public <T> T read(Function<GroupState, T> f) {
-    synchronized (lock) {
+    lock.lock();
+    try {
       return f.apply(state);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -172,12 +190,15 @@ public final class GroupStateMachine extends BaseStateMachine {
     } catch (RuntimeException e) {
       throw new IOException("cannot read snapshot " + file + ": " + e, e);
     }
-    synchronized (lock) {
+    lock.lock();
+    try {
       fresh.setListener(listener);
       state = fresh;
       setLastAppliedTermIndex(snapshot.getTermIndex());
       offerStoredReplies(fresh, listener);
       listener.membershipChanged(fresh.knownGroups(), fresh.openGroups());
+    } finally {
+      lock.unlock();
     }
     snapshotsLoaded.incrementAndGet();
     LOG.info("{}: loaded snapshot {}", group, snapshot.getTermIndex());
@@ -196,7 +217,8 @@ public final class GroupStateMachine extends BaseStateMachine {
 
   @Override
   public long takeSnapshot() throws IOException {
-    synchronized (lock) {
+    lock.lock();
+    try {
       TermIndex last = getLastAppliedTermIndex();
       if (last == null || last.getIndex() < 0) {
         return -1;
@@ -206,6 +228,8 @@ public final class GroupStateMachine extends BaseStateMachine {
       snapshotsTaken.incrementAndGet();
       LOG.info("{}: took snapshot {} ({} bytes)", group, last, bytes.length);
       return last.getIndex();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -234,7 +258,7 @@ public final class GroupStateMachine extends BaseStateMachine {
     } catch (IllegalArgumentException e) {
       throw new IOException(group + ": refusing a malformed entry: " + e.getMessage(), e);
     }
-    if (!(entry instanceof Wire.StartBatch) && !(entry instanceof Wire.ChannelBatch)) {
+    if (!(entry instanceof Wire.StartBatch) && !(entry instanceof Wire.ChannelBatch) && !(entry instanceof Wire.Bundle)) {
       throw new IOException(group + ": refusing an entry of type " + (entry == null ? null : entry.getClass().getName()));
     }
     return TransactionContext.newBuilder()
@@ -257,12 +281,23 @@ public final class GroupStateMachine extends BaseStateMachine {
         entry = null;
       }
     }
-    long result;
-    synchronized (lock) {
-      result = entry == null ? -1 : state.apply(entry);
+    long[] results;
+    lock.lock();
+    try {
+      if (entry instanceof Wire.Bundle b) {
+        results = state.applyBundle(b);
+      } else {
+        results = new long[] {entry == null ? -1 : state.apply(entry)};
+      }
       updateLastAppliedTermIndex(e.getTerm(), e.getIndex());
+    } finally {
+      lock.unlock();
     }
-    byte[] reply = ByteBuffer.allocate(8).putLong(result).array();
+    ByteBuffer buf = ByteBuffer.allocate(8 * results.length);
+    for (long r : results) {
+      buf.putLong(r);
+    }
+    byte[] reply = buf.array();
     return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
   }
 
@@ -271,7 +306,8 @@ public final class GroupStateMachine extends BaseStateMachine {
     try {
       Object q = codec.decode(request.getContent().toByteArray());
       Object answer;
-      synchronized (lock) {
+      lock.lock();
+      try {
         if (q instanceof Wire.GroupQuery gq) {
           // Eyrie's own question; a group this one opened is known too.
           answer = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
@@ -279,6 +315,8 @@ public final class GroupStateMachine extends BaseStateMachine {
         } else {
           answer = state.app().query(q);
         }
+      } finally {
+        lock.unlock();
       }
       return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(answer))));
     } catch (RuntimeException e) {

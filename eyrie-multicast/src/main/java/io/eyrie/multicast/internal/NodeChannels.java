@@ -43,7 +43,8 @@ public final class NodeChannels implements AutoCloseable {
   private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
   private final Map<GroupId, RaftServer.Division> divisions = new ConcurrentHashMap<>();
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
-  private final Map<ChannelSender, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
+  private final Map<GroupId, GroupLink> links = new ConcurrentHashMap<>();
+  private final Map<Object, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker;
   private final ExecutorService pumps;
   private volatile SubmitFailureHandler submitFailed = (g, s, t) -> {};
@@ -96,7 +97,7 @@ public final class NodeChannels implements AutoCloseable {
     try {
       ticker.schedule(() -> {
         if (!closed) {
-          submitter(group).submit(s);
+          submitTo(group, s);
         }
       }, RESUBMIT_PAUSE_MS, TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -134,9 +135,49 @@ public final class NodeChannels implements AutoCloseable {
       return;
     }
     ClusterConfig c = cluster;
-    out.put(to, new ChannelSender(machines.apply(from), to,
-        new RaftClientHolder(() -> RatisSupport.newClient(c, to, options)), codec, options.channelWindow(),
-        options.channelBatchMaxItems()));
+    // Bundled, the sender never uses a client of its own: its batches travel on the link's.
+    RaftClientHolder own = options.bundle() ? null
+        : new RaftClientHolder(() -> RatisSupport.newClient(c, to, options));
+    ChannelSender s = new ChannelSender(machines.apply(from), to, own, codec, options.channelWindow(),
+        options.channelBatchMaxItems());
+    out.put(to, s);
+    if (options.bundle()) {
+      link(to).add(s);
+    }
+  }
+
+  private GroupLink link(GroupId g) {
+    return links.computeIfAbsent(g, k -> new GroupLink(k,
+        new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)), codec, options.submitInFlight(),
+        options.submitBatchMax(), (failed, t) -> startsFailed(k, failed, t), () -> pumpSoon(k)));
+  }
+
+  private final Map<GroupId, AtomicBoolean> pumpSoonPending = new ConcurrentHashMap<>();
+
+  /** Pumps a link again in a millisecond (a sender's group was busy applying an entry). */
+  private void pumpSoon(GroupId g) {
+    AtomicBoolean pending = pumpSoonPending.computeIfAbsent(g, k -> new AtomicBoolean());
+    if (closed || !pending.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      ticker.schedule(() -> {
+        pending.set(false);
+        GroupLink l = links.get(g);
+        if (l != null && !closed) {
+          l.pump(false);
+        }
+      }, 1, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      pending.set(false);
+    }
+  }
+
+  private void startsFailed(GroupId g, List<Wire.Start> failed, Throwable t) {
+    startFailures.addAndGet(failed.size());
+    for (Wire.Start s : failed) {
+      submitFailed.failed(g, s, t);
+    }
   }
 
   /** Starts the ticker. */
@@ -156,11 +197,16 @@ public final class NodeChannels implements AutoCloseable {
         for (ChannelSender s : senders.getOrDefault(g, Map.of()).values()) {
           if (leader) {
             s.activate();
-            s.pump(true);
+            if (!options.bundle()) {
+              s.pump(true);
+            }
           } else {
             s.deactivate();
           }
         }
+      }
+      for (GroupLink l : links.values()) {
+        l.pump(true);
       }
     } catch (RuntimeException e) {
       LOG.warn("channel tick failed: {}", e.toString());
@@ -192,7 +238,18 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private void schedule(ChannelSender s) {
-    AtomicBoolean flag = scheduled.computeIfAbsent(s, k -> new AtomicBoolean());
+    if (options.bundle()) {
+      GroupLink l = links.get(s.to());
+      if (l != null) {
+        schedule(l, () -> l.pump(false));
+      }
+    } else {
+      schedule(s, () -> s.pump(false));
+    }
+  }
+
+  private void schedule(Object key, Runnable pump) {
+    AtomicBoolean flag = scheduled.computeIfAbsent(key, k -> new AtomicBoolean());
     if (closed || !flag.compareAndSet(false, true)) {
       return;
     }
@@ -200,7 +257,7 @@ public final class NodeChannels implements AutoCloseable {
       pumps.execute(() -> {
         flag.set(false);
         try {
-          s.pump(false);
+          pump.run();
         } catch (RuntimeException e) {
           LOG.warn("channel pump failed: {}", e.toString());
         }
@@ -225,23 +282,27 @@ public final class NodeChannels implements AutoCloseable {
    */
   public void submit(Wire.Start s) {
     if (s.dests().length == 2) {
-      submitter(s.replyGroup()).submit(s);
+      submitTo(s.replyGroup(), s);
       return;
     }
     for (GroupId d : s.dests()) {
-      submitter(d).submit(s);
+      submitTo(d, s);
+    }
+  }
+
+  private void submitTo(GroupId g, Wire.Start s) {
+    if (options.bundle()) {
+      link(g).submit(s);
+    } else {
+      submitter(g).submit(s);
     }
   }
 
   private Submitter submitter(GroupId g) {
     return submitters.computeIfAbsent(g, k -> new Submitter(k,
         new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)), codec,
-        options.submitInFlight(), options.submitBatchMax(), (List<Wire.Start> failed, Throwable t) -> {
-          startFailures.addAndGet(failed.size());
-          for (Wire.Start s : failed) {
-            submitFailed.failed(k, s, t);
-          }
-        }));
+        options.submitInFlight(), options.submitBatchMax(), (List<Wire.Start> failed, Throwable t) ->
+            startsFailed(k, failed, t)));
   }
 
 
@@ -302,6 +363,9 @@ public final class NodeChannels implements AutoCloseable {
     for (Submitter s : submitters.values()) {
       b.append("  ").append(s.describe()).append('\n');
     }
+    for (GroupLink l : links.values()) {
+      b.append("  ").append(l.describe()).append('\n');
+    }
     return b.toString();
   }
 
@@ -314,6 +378,12 @@ public final class NodeChannels implements AutoCloseable {
         b.append(' ').append(d);
       }
     }
+    for (GroupLink l : links.values()) {
+      String d = l.describe(id);
+      if (d != null) {
+        b.append(' ').append(d);
+      }
+    }
     return b.toString();
   }
 
@@ -321,9 +391,17 @@ public final class NodeChannels implements AutoCloseable {
   public NodeTraffic traffic() {
     long entries = 0;
     long starts = 0;
+    long requests = 0;
     for (Submitter s : submitters.values()) {
       entries += s.entries.get();
       starts += s.starts.get();
+    }
+    long linkBytes = 0;
+    for (GroupLink l : links.values()) {
+      entries += l.startEntries.get();
+      starts += l.starts.get();
+      requests += l.requests.get();
+      linkBytes += l.channelBytes.get();
     }
     long batches = 0;
     long items = 0;
@@ -339,7 +417,9 @@ public final class NodeChannels implements AutoCloseable {
         }
       }
     }
-    return new NodeTraffic(entries, starts, batches, items, bytes, backlog, startFailures.get());
+    // Unbundled, every start entry and channel batch is a request of its own.
+    long logEntries = options.bundle() ? requests : entries + batches;
+    return new NodeTraffic(entries, starts, batches, items, bytes + linkBytes, backlog, startFailures.get(), logEntries);
   }
 
   @Override
@@ -351,10 +431,14 @@ public final class NodeChannels implements AutoCloseable {
     for (Map<GroupId, ChannelSender> m : senders.values()) {
       for (ChannelSender s : m.values()) {
         s.deactivate();
-        holders.add(s.client());
+        if (s.client() != null) {
+          holders.add(s.client());
+        }
       }
     }
     submitters.values().forEach(Submitter::close);
+    links.values().forEach(GroupLink::close);
+    links.values().forEach(l -> holders.add(l.client()));
     submitters.values().forEach(s -> holders.add(s.client()));
     holders.addAll(queryClients.values());
     // A Ratis client's close can wait a long time for connections to unreachable peers; the

@@ -31,6 +31,13 @@ public final class Wire {
    */
   public record ChannelBatch(GroupId from, long firstSeq, Object[] items, long ackForYou) {}
 
+  /**
+   * Log entry: what one node sends a group at once (its {@code GroupLink}): client starts
+   * (or null) and channel batches from the groups that node leads (possibly none). Applied part
+   * by part, starts first, exactly as if the parts were consecutive entries.
+   */
+  public record Bundle(StartBatch starts, ChannelBatch[] batches) {}
+
   /** Channel item: the sender's timestamp proposal for a message, with the whole message. */
   public record Propose(Start start, long ts) {}
 

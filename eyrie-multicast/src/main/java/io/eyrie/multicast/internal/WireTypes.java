@@ -39,5 +39,7 @@ public final class WireTypes {
     k.register(Wire.GroupChange.class, 33);
     k.register(Wire.ViewRequest.class, 34);
     k.register(Wire.GroupQuery.class, 35);
+    k.register(Wire.Bundle.class, 36);
+    k.register(Wire.ChannelBatch[].class, 37);
   }
 }

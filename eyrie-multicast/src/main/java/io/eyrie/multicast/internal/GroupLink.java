@@ -1,0 +1,256 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.GroupId;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything a node sends to one group's log, in one stream: the client starts submitted here
+ * for that group and the channel batches of every group this node leads towards it go out
+ * together, one Ratis request (one log entry) each, with a window of requests in flight. What
+ * accumulates while the window is full goes out in the next request.
+ *
+ * <p>Why: a log entry costs the same CPU whether it carries one item or hundreds (the Ratis
+ * request, the replication to two followers, the applies). Sent separately, a node's starts to
+ * a group and each of its led groups' channel batches to it are separate streams, each with its
+ * own entry per round; bundled, they share one. Applying a {@link Wire.Bundle} applies its
+ * parts one after the other, as if they had been separate entries in that order, so nothing
+ * about the protocol changes: a channel batch is applied by sequence number whoever carries it.
+ */
+final class GroupLink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupLink.class);
+
+  private final GroupId group;
+  private final RaftClientHolder client;
+  private final Codec codec;
+  private final int window;
+  private final int maxStarts;
+  private final BiConsumer<List<Wire.Start>, Throwable> onStartFailure;
+  private final Runnable retrySoon;
+  private final List<ChannelSender> senders = new CopyOnWriteArrayList<>();
+  private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
+  /** The starts sent and not yet answered (for diagnosis). */
+  private final Set<List<Wire.Start>> sending = Collections.newSetFromMap(new IdentityHashMap<>());
+  private int inFlight;
+  private boolean closed;
+  /** Ratis requests sent (each one log entry). */
+  final AtomicLong requests = new AtomicLong();
+  /** Requests that carried starts, and the starts they carried. */
+  final AtomicLong startEntries = new AtomicLong();
+  final AtomicLong starts = new AtomicLong();
+  /** Encoded bytes of the requests that carried channel batches. */
+  final AtomicLong channelBytes = new AtomicLong();
+
+  GroupLink(GroupId group, RaftClientHolder client, Codec codec, int window, int maxStarts,
+      BiConsumer<List<Wire.Start>, Throwable> onStartFailure, Runnable retrySoon) {
+    this.group = group;
+    this.retrySoon = retrySoon;
+    this.client = client;
+    this.codec = codec;
+    this.window = window;
+    this.maxStarts = maxStarts;
+    this.onStartFailure = onStartFailure;
+  }
+
+  GroupId group() {
+    return group;
+  }
+
+  RaftClientHolder client() {
+    return client;
+  }
+
+  /** Adds the channel sender of a local group towards this link's group. */
+  void add(ChannelSender s) {
+    if (!s.to().equals(group)) {
+      throw new IllegalArgumentException("sender to " + s.to() + " on the link to " + group);
+    }
+    senders.add(s);
+  }
+
+  List<ChannelSender> senders() {
+    return senders;
+  }
+
+  /** Queues a client start for this group and sends what the window allows. */
+  void submit(Wire.Start s) {
+    synchronized (this) {
+      if (closed) {
+        onStartFailure.accept(List.of(s), new IllegalStateException("node is closing"));
+        return;
+      }
+      queue.add(s);
+    }
+    pump(false);
+  }
+
+  /**
+   * Sends what the window allows: the queued starts and every sender's next batch, together.
+   * On a tick, senders may add bare acknowledgements that are due. Never waits for a local
+   * group's state (any thread may pump: a client's submission, a reply, the node's ticker): a
+   * sender whose group is applying an entry is skipped and the link is pumped again shortly.
+   */
+  void pump(boolean tick) {
+    while (true) {
+      List<Wire.Start> batch;
+      synchronized (this) {
+        if (closed || inFlight >= window) {
+          return;
+        }
+        batch = new ArrayList<>(Math.min(queue.size(), maxStarts));
+        while (!queue.isEmpty() && batch.size() < maxStarts) {
+          batch.add(queue.poll());
+        }
+        inFlight++; // reserved while the senders are asked
+        if (!batch.isEmpty()) {
+          sending.add(batch);
+        }
+      }
+      List<ChannelSender.Prepared> parts = new ArrayList<>(2);
+      boolean busy = false;
+      for (ChannelSender s : senders) {
+        ChannelSender.Prepared p = s.prepare(tick, false);
+        if (p == ChannelSender.BUSY) {
+          busy = true;
+        } else if (p != null) {
+          parts.add(p);
+        }
+      }
+      if (busy) {
+        retrySoon.run();
+      }
+      if (batch.isEmpty() && parts.isEmpty()) {
+        synchronized (this) {
+          inFlight--;
+        }
+        return;
+      }
+      send(batch, parts);
+    }
+  }
+
+  private void send(List<Wire.Start> batch, List<ChannelSender.Prepared> parts) {
+    Object entry;
+    Wire.StartBatch sb = batch.isEmpty() ? null
+        : new Wire.StartBatch(System.currentTimeMillis(), batch.toArray(new Wire.Start[0]));
+    if (parts.isEmpty()) {
+      entry = sb;
+    } else if (sb == null && parts.size() == 1) {
+      entry = parts.get(0).batch();
+    } else {
+      Wire.ChannelBatch[] cbs = new Wire.ChannelBatch[parts.size()];
+      for (int i = 0; i < cbs.length; i++) {
+        cbs[i] = parts.get(i).batch();
+      }
+      entry = new Wire.Bundle(sb, cbs);
+    }
+    byte[] bytes;
+    try {
+      bytes = codec.encode(entry);
+    } catch (RuntimeException e) {
+      // Items and starts were encodable on their own (items are encoded when they enter the
+      // outbox, starts when the client sent them), so this should not happen; if it does, the
+      // outcome is a failed request, never a stuck window.
+      done(batch, parts, null, e);
+      return;
+    }
+    requests.incrementAndGet();
+    if (!batch.isEmpty()) {
+      startEntries.incrementAndGet();
+      starts.addAndGet(batch.size());
+    }
+    if (!parts.isEmpty()) {
+      channelBytes.addAndGet(bytes.length);
+    }
+    RaftClient c;
+    try {
+      c = client.get();
+      c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
+        Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
+        if (failure != null) {
+          // An ordered Ratis client whose request failed for good may refuse every later one.
+          client.failed(c);
+          done(batch, parts, null, failure);
+        } else {
+          done(batch, parts, reply.getMessage().getContent().asReadOnlyByteBuffer(), null);
+        }
+      });
+    } catch (RuntimeException e) {
+      done(batch, parts, null, e);
+    }
+  }
+
+  /**
+   * Reports a request's outcome to its parts. The reply holds, for each channel batch in the
+   * order sent, the receiver's next expected sequence number from that batch's sender (8 bytes
+   * each; a lone start batch's reply is not read).
+   */
+  private void done(List<Wire.Start> batch, List<ChannelSender.Prepared> parts, ByteBuffer reply, Throwable failure) {
+    synchronized (this) {
+      inFlight--;
+      sending.remove(batch);
+    }
+    for (ChannelSender.Prepared p : parts) {
+      if (failure != null) {
+        p.sender().failed(p.batch(), p.epoch(), failure);
+      } else {
+        p.sender().complete(p.batch(), p.epoch(), reply.remaining() >= 8 ? reply.getLong() : -1);
+      }
+    }
+    if (failure != null && !batch.isEmpty()) {
+      LOG.debug("submitting {} starts to {} failed: {}", batch.size(), group, failure.toString());
+      onStartFailure.accept(batch, failure);
+    }
+    pump(false);
+  }
+
+  /** Describes the link's state for diagnosis. */
+  synchronized String describe() {
+    return "link to " + group + ": queued=" + queue.size() + " inFlight=" + inFlight + " requests=" + requests.get()
+        + " senders=" + senders.size();
+  }
+
+  /** Says whether a message waits here or is being sent (for diagnosis), or null if neither. */
+  synchronized String describe(io.eyrie.multicast.MsgId id) {
+    for (Wire.Start s : queue) {
+      if (s.id().equals(id)) {
+        return "link to " + group + ": queued";
+      }
+    }
+    for (List<Wire.Start> b : sending) {
+      for (Wire.Start s : b) {
+        if (s.id().equals(id)) {
+          return "link to " + group + ": in flight";
+        }
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void close() {
+    List<Wire.Start> dropped;
+    synchronized (this) {
+      closed = true;
+      dropped = new ArrayList<>(queue);
+      queue.clear();
+    }
+    if (!dropped.isEmpty()) {
+      onStartFailure.accept(dropped, new IllegalStateException("node is closing"));
+    }
+  }
+}
