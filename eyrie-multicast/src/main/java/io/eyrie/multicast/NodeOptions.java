@@ -43,10 +43,14 @@ public final class NodeOptions {
    */
   public static final int SUBMIT_IN_FLIGHT_DEFAULT = 1;
   /**
-   * By default a node bundles its starts to a group and its led groups' channel batches to that
-   * group into one request (one log entry) per round: measured in bench/RESULTS.md ("Bundles").
+   * Whether a node bundles its starts to a group and its led groups' channel batches to that group
+   * into one request (one log entry) by default: no. Measured in bench/RESULTS.md ("Bundled log
+   * entries"): bundles cut the log entries of a loaded 4-group multicast by a third, but the
+   * Chirper demo ran at 0.7x with them, so they are for workloads of many multi-group messages.
    */
-  public static final boolean BUNDLE_DEFAULT = true;
+  public static final boolean BUNDLE_DEFAULT = false;
+  /** A system property that overrides {@link #BUNDLE_DEFAULT} (for comparing the two in benchmarks). */
+  public static final String BUNDLE_PROPERTY = "eyrie.bundle";
   /** Default maximum number of starts in one log entry. */
   public static final int SUBMIT_BATCH_MAX_DEFAULT = 512;
   /** Default time an idle client's records are kept, in log time. */
@@ -192,7 +196,7 @@ public final class NodeOptions {
     private int channelWindow = CHANNEL_WINDOW_DEFAULT;
     private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
     private int submitBatchMax = SUBMIT_BATCH_MAX_DEFAULT;
-    private boolean bundle = BUNDLE_DEFAULT;
+    private boolean bundle = Boolean.parseBoolean(System.getProperty(BUNDLE_PROPERTY, String.valueOf(BUNDLE_DEFAULT)));
     private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
     private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
     private CodecRegistry registry = CodecRegistry.create();

@@ -25,8 +25,21 @@ class MulticastPropertyTest {
 
   @Test
   void concurrentClientsToRandomSubsets() throws Exception {
+    run(NodeOptions.defaults());
+  }
+
+  /** The same with bundled log entries (a node's starts and channel batches to a group in one entry). */
+  @Test
+  void concurrentClientsToRandomSubsetsWithBundles() throws Exception {
+    NodeOptions bundled = NodeOptions.newBuilder().bundle(true).build();
+    NodeTraffic t = run(bundled);
+    assertTrue(t.logEntries() < t.startEntries() + t.channelBatches(),
+        "some starts and channel batches shared entries: " + t);
+  }
+
+  private static NodeTraffic run(NodeOptions options) throws Exception {
     long seed = seed();
-    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(4)
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(options)
         .deliverers((g, cl, codec) -> new RecordingDeliverer()).start()) {
       MulticastWorkload w = new MulticastWorkload(c, seed, 4, 150, 8);
       w.run();
@@ -36,6 +49,16 @@ class MulticastPropertyTest {
       assertTrue(multi > w.total() / 2, "the workload must exercise multi-group messages");
       GroupStats st = c.node(1).stats(GroupId.valueOf("p0"));
       System.out.println("p0 at node 1: " + st + "; traffic " + c.node(1).traffic());
+      long entries = 0;
+      long starts = 0;
+      long batches = 0;
+      for (Node n : c.runningNodes().values()) {
+        NodeTraffic t = n.traffic();
+        entries += t.logEntries();
+        starts += t.startEntries();
+        batches += t.channelBatches();
+      }
+      return new NodeTraffic(starts, 0, batches, 0, 0, 0, 0, entries);
     }
   }
 }

@@ -45,7 +45,15 @@ final class GroupLink implements AutoCloseable {
   private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
   /** The starts sent and not yet answered (for diagnosis). */
   private final Set<List<Wire.Start>> sending = Collections.newSetFromMap(new IdentityHashMap<>());
-  private int inFlight;
+  /** Requests in flight that carry starts (at most {@link #window}), and those that carry only channel batches. */
+  /**
+   * Set when a sender may have something to send (its outbox changed, its group's leadership
+   * changed, one of its batches came back or was skipped as busy): only then are the senders
+   * asked, so a client's submission does not touch the led groups' state locks for nothing.
+   */
+  private final java.util.concurrent.atomic.AtomicBoolean channelsDirty = new java.util.concurrent.atomic.AtomicBoolean(true);
+  private int startsInFlight;
+  private int channelOnlyInFlight;
   private boolean closed;
   /** Ratis requests sent (each one log entry). */
   final AtomicLong requests = new AtomicLong();
@@ -86,6 +94,11 @@ final class GroupLink implements AutoCloseable {
     return senders;
   }
 
+  /** Says that a sender of this link may have something to send. */
+  void channelsChanged() {
+    channelsDirty.set(true);
+  }
+
   /** Queues a client start for this group and sends what the window allows. */
   void submit(Wire.Start s) {
     synchronized (this) {
@@ -99,31 +112,56 @@ final class GroupLink implements AutoCloseable {
   }
 
   /**
-   * Sends what the window allows: the queued starts and every sender's next batch, together.
+   * Sends what the windows allow: the queued starts and every sender's next batch, together.
+   * Starts keep the submission window ({@code window} requests carrying starts in flight, one by
+   * default: what accumulates meanwhile goes out in the next entry, which is where a group's
+   * throughput comes from). Channel batches never wait for another request: what is ready goes with
+   * the next start request if that window is free, or else at once in a request of channel batches
+   * alone (each sender keeps its own window of batches in flight, as when each channel had its own
+   * stream; ready batches of several channels share one entry).
    * On a tick, senders may add bare acknowledgements that are due. Never waits for a local
    * group's state (any thread may pump: a client's submission, a reply, the node's ticker): a
-   * sender whose group is applying an entry is skipped and the link is pumped again shortly.
+   * sender whose group is applying an entry is skipped and handed to the node's channel thread,
+   * which waits for the lock ({@link #pump(boolean, boolean)}).
    */
   void pump(boolean tick) {
+    pump(tick, false);
+  }
+
+  /**
+   * Like {@link #pump(boolean)}; with {@code wait} true, asks the senders even if that means
+   * waiting for a local group's state lock (for the node's channel thread only, which is there to
+   * wait: a sender found busy by a pump that may not wait is handed to it).
+   */
+  void pump(boolean tick, boolean wait) {
     while (true) {
       List<Wire.Start> batch;
+      boolean withStarts;
       synchronized (this) {
-        if (closed || inFlight >= window) {
+        if (closed) {
           return;
         }
-        batch = new ArrayList<>(Math.min(queue.size(), maxStarts));
-        while (!queue.isEmpty() && batch.size() < maxStarts) {
+        withStarts = startsInFlight < window && !queue.isEmpty();
+        if (!withStarts && !channelsDirty.get() && !tick) {
+          return;
+        }
+        batch = new ArrayList<>(withStarts ? Math.min(queue.size(), maxStarts) : 0);
+        while (withStarts && !queue.isEmpty() && batch.size() < maxStarts) {
           batch.add(queue.poll());
         }
-        inFlight++; // reserved while the senders are asked
-        if (!batch.isEmpty()) {
+        // Reserved while the senders are asked.
+        if (withStarts) {
+          startsInFlight++;
           sending.add(batch);
+        } else {
+          channelOnlyInFlight++;
         }
       }
       List<ChannelSender.Prepared> parts = new ArrayList<>(2);
       boolean busy = false;
-      for (ChannelSender s : senders) {
-        ChannelSender.Prepared p = s.prepare(tick, false);
+      boolean ask = tick || channelsDirty.getAndSet(false);
+      for (ChannelSender s : ask ? senders : List.<ChannelSender>of()) {
+        ChannelSender.Prepared p = s.prepare(tick, wait);
         if (p == ChannelSender.BUSY) {
           busy = true;
         } else if (p != null) {
@@ -131,11 +169,12 @@ final class GroupLink implements AutoCloseable {
         }
       }
       if (busy) {
+        channelsDirty.set(true);
         retrySoon.run();
       }
       if (batch.isEmpty() && parts.isEmpty()) {
         synchronized (this) {
-          inFlight--;
+          channelOnlyInFlight--;
         }
         return;
       }
@@ -201,8 +240,15 @@ final class GroupLink implements AutoCloseable {
    */
   private void done(List<Wire.Start> batch, List<ChannelSender.Prepared> parts, ByteBuffer reply, Throwable failure) {
     synchronized (this) {
-      inFlight--;
-      sending.remove(batch);
+      if (batch.isEmpty()) {
+        channelOnlyInFlight--;
+      } else {
+        startsInFlight--;
+        sending.remove(batch);
+      }
+    }
+    if (!parts.isEmpty()) {
+      channelsDirty.set(true); // their senders may have more
     }
     for (ChannelSender.Prepared p : parts) {
       if (failure != null) {
@@ -220,7 +266,8 @@ final class GroupLink implements AutoCloseable {
 
   /** Describes the link's state for diagnosis. */
   synchronized String describe() {
-    return "link to " + group + ": queued=" + queue.size() + " inFlight=" + inFlight + " requests=" + requests.get()
+    return "link to " + group + ": queued=" + queue.size() + " inFlight=" + startsInFlight + "+" + channelOnlyInFlight
+        + " requests=" + requests.get()
         + " senders=" + senders.size();
   }
 

@@ -152,24 +152,15 @@ public final class NodeChannels implements AutoCloseable {
         options.submitBatchMax(), (failed, t) -> startsFailed(k, failed, t), () -> pumpSoon(k)));
   }
 
-  private final Map<GroupId, AtomicBoolean> pumpSoonPending = new ConcurrentHashMap<>();
-
-  /** Pumps a link again in a millisecond (a sender's group was busy applying an entry). */
+  /**
+   * A link found a sender's group busy applying an entry: the node's channel thread pumps it
+   * again, waiting for the lock as a channel sender always did (an apply thread releases it only
+   * between entries, so polling would rarely find it free under load).
+   */
   private void pumpSoon(GroupId g) {
-    AtomicBoolean pending = pumpSoonPending.computeIfAbsent(g, k -> new AtomicBoolean());
-    if (closed || !pending.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      ticker.schedule(() -> {
-        pending.set(false);
-        GroupLink l = links.get(g);
-        if (l != null && !closed) {
-          l.pump(false);
-        }
-      }, 1, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      pending.set(false);
+    GroupLink l = links.get(g);
+    if (l != null) {
+      schedule(l, () -> l.pump(false, true));
     }
   }
 
@@ -241,7 +232,8 @@ public final class NodeChannels implements AutoCloseable {
     if (options.bundle()) {
       GroupLink l = links.get(s.to());
       if (l != null) {
-        schedule(l, () -> l.pump(false));
+        l.channelsChanged();
+        schedule(l, () -> l.pump(false, true));
       }
     } else {
       schedule(s, () -> s.pump(false));

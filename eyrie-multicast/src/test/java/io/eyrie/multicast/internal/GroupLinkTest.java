@@ -50,10 +50,14 @@ class GroupLinkTest {
   private final List<Start> failedStarts = new ArrayList<>();
   private long seq = 100;
 
-  private static ChannelSender.StateReader reader(GroupState s) {
+  /** State reads by the senders (each takes the group's lock in a node). */
+  private int reads;
+
+  private ChannelSender.StateReader reader(GroupState s) {
     return new ChannelSender.StateReader() {
       @Override
       public <T> T read(Function<GroupState, T> f) {
+        reads++;
         return f.apply(s);
       }
     };
@@ -172,8 +176,9 @@ class GroupLinkTest {
     link.submit(y);
     link.submit(z);
     proposals(g0, G0, 2);
+    link.channelsChanged();
     link.pump(false);
-    assertEquals(1, sent.size(), "a window of one request");
+    assertEquals(1, sent.size(), "one request with starts in flight, and g0's channel has its batch in it");
 
     long[] results = apply(b);
     assertArrayEquals(new long[] {5, 3}, results, "g1 now expects item 5 from g0 and item 3 from g2");
@@ -209,10 +214,11 @@ class GroupLinkTest {
     replies.get(0).complete(failure());
 
     assertEquals(List.of(x), failedStarts, "the start's submitter hears of the failure");
-    // The senders pause 50 ms after a failure, then resend from the failed batches.
+    // The senders pause 50 ms after a failure, then resend from the failed batches (the node's
+    // ticker pumps every link every 10 ms with tick = true, which asks every sender).
     long deadline = System.nanoTime() + 5_000_000_000L;
     while (sent.size() < 2 && System.nanoTime() < deadline) {
-      link.pump(false);
+      link.pump(true);
       Thread.onSpinWait();
     }
     assertEquals(2, sent.size(), "the channels resend after their pause");
@@ -231,6 +237,44 @@ class GroupLinkTest {
       replies.get(1).complete(reply(apply(again)));
       assertEquals(3, sent.size());
     }
+  }
+
+  @Test
+  void channelBatchesDoNotWaitBehindAStartBatchInFlight() {
+    ChannelSender s2 = sender(g2, G2);
+    GroupLink link = link(s2);
+    link.submit(single());
+    assertEquals(1, sent.size());
+    assertInstanceOf(StartBatch.class, sent.get(0));
+    // More starts while the start window is full do not read the led groups' states.
+    int before = reads;
+    link.submit(single());
+    assertEquals(before, reads, "a submission with no channel news asked the senders");
+    // g2 proposes while the starts are in flight: its batch goes at once, on its own.
+    proposals(g2, G2, 2);
+    link.channelsChanged();
+    link.pump(false);
+    assertEquals(2, sent.size(), "a ready channel batch does not wait for the start batch's round");
+    ChannelBatch cb = assertInstanceOf(ChannelBatch.class, sent.get(1));
+    assertEquals(2, cb.items().length);
+    // g2's next batch waits for its own window (one batch in flight per channel), and more
+    // starts wait for the start request.
+    proposals(g2, G2, 1);
+    link.channelsChanged();
+    Start y = single();
+    link.submit(y);
+    assertEquals(2, sent.size(), "g2's window holds its next batch and the start window the starts");
+    replies.get(1).complete(reply(apply(sent.get(1))));
+    assertEquals(3, sent.size(), "g2's batch came back: its next batch goes");
+    ChannelBatch next = assertInstanceOf(ChannelBatch.class, sent.get(2));
+    assertEquals(2, next.firstSeq());
+    assertEquals(1, next.items().length);
+    // The start request's reply lets the queued starts go.
+    replies.get(0).complete(reply(apply(sent.get(0))));
+    assertEquals(4, sent.size());
+    StartBatch sb = assertInstanceOf(StartBatch.class, sent.get(3));
+    assertEquals(2, sb.starts().length);
+    assertEquals(y.id(), sb.starts()[1].id());
   }
 
   @Test
