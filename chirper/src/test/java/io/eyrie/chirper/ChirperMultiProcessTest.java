@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
+import io.eyrie.multicast.ClusterAdmin;
 import io.eyrie.multicast.ClusterConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -105,6 +106,10 @@ class ChirperMultiProcessTest {
       awaitUp(id, Duration.ofSeconds(60));
     }
     log(t0, "3 nodes up");
+    // The nodes move each group's leadership to its preferred node within seconds of electing
+    // it; the setup below measures a fresh cluster, not one in the middle of those moves (an
+    // embedded cluster's start waits for the same).
+    log(t0, "leaders on their preferred nodes: " + ClusterAdmin.awaitPreferredLeaders(cluster, Duration.ofSeconds(30)));
 
     SocialGraph graph = SocialGraph.generate(seed, new SocialGraph.Params(USERS, 4, FOLLOWS, 1.0, 0.9));
     for (int i = 0; i < 2; i++) {

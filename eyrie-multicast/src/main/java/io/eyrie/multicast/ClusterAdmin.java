@@ -29,6 +29,40 @@ public final class ClusterAdmin {
   }
 
   /**
+   * Waits, for at most {@code timeout}, until every group is led by its preferred node (where
+   * the nodes' leader balancing moves it, {@link NodeOptions}' rotation of groups over nodes).
+   * A cluster that has just started moves leaders within seconds of electing them, and requests
+   * caught by such a move wait for Ratis retries or a client attempt timeout: a harness that
+   * wants to measure or test the steady state starts after this. Nodes that do not answer count
+   * as not leading, so with a preferred node down this waits the whole timeout.
+   *
+   * @param cluster the cluster
+   * @param timeout how long to wait in all
+   * @return true if every group is led by its preferred node, false if the time ran out first
+   */
+  public static boolean awaitPreferredLeaders(ClusterConfig cluster, java.time.Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Map<String, Integer> leaders = leaders(cluster, 1000);
+      boolean settled = true;
+      for (GroupId g : cluster.groupIds()) {
+        Integer leader = leaders.get(g.name());
+        if (leader == null || leader != io.eyrie.multicast.internal.RatisSupport.preferredLeader(cluster, g)) {
+          settled = false;
+          break;
+        }
+      }
+      if (settled) {
+        return true;
+      }
+      if (System.nanoTime() >= deadline || Thread.currentThread().isInterrupted()) {
+        return false;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // poll interval of a bounded wait
+    }
+  }
+
+  /**
    * Adds a partition group to the running cluster, on existing nodes, while clients keep
    * running. In three steps, each waited for:
    * <ol>
