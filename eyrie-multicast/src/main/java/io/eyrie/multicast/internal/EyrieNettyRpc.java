@@ -5,6 +5,7 @@ import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,20 +20,28 @@ import org.apache.ratis.netty.NettyFactory;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotReplyProto;
+import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
+import org.apache.ratis.proto.RaftProtos.ReadIndexReplyProto;
+import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
 import org.apache.ratis.proto.RaftProtos.RequestVoteReplyProto;
 import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionReplyProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.rpc.RpcFactory;
 import org.apache.ratis.rpc.RpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerRpc;
 import org.apache.ratis.server.ServerFactory;
+import org.apache.ratis.server.protocol.RaftServerAsynchronousProtocol;
+import org.apache.ratis.util.ProtoUtils;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 /**
@@ -85,7 +94,7 @@ public final class EyrieNettyRpc implements RpcType {
 
     @Override
     public RaftServerRpc newRaftServerRpc(RaftServer server) {
-      return new SerializedRpc(netty.newRaftServerRpc(server), type);
+      return new SerializedRpc(netty.newRaftServerRpc(server), type, server);
     }
 
     @Override
@@ -97,12 +106,14 @@ public final class EyrieNettyRpc implements RpcType {
   private static final class SerializedRpc implements RaftServerRpc {
     private final RaftServerRpc netty;
     private final RpcType type;
+    private final RaftServer server;
     private final ConcurrentHashMap<ByteString, ExecutorService> perPeer = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    SerializedRpc(RaftServerRpc netty, RpcType type) {
+    SerializedRpc(RaftServerRpc netty, RpcType type, RaftServer server) {
       this.netty = netty;
       this.type = type;
+      this.server = server;
     }
 
     /** Runs a call-id-0 request on the peer's thread, after that peer's earlier ones. */
@@ -167,6 +178,42 @@ public final class EyrieNettyRpc implements RpcType {
     @Override
     public AppendEntriesReplyProto appendEntries(AppendEntriesRequestProto r) throws IOException {
       return netty.appendEntries(r);
+    }
+
+    /**
+     * Ratis's Netty RPC has no asynchronous server protocol, which a follower needs for a
+     * linearizable read: it asks the leader for a read index through it. Without this, the
+     * follower's server threw from inside Netty's handler and never answered, and the client
+     * waited for its request timeout (3 s by default) before trying again, often at the same
+     * follower. Here a follower answers such a read at once with "not the leader" and the
+     * leader's address, as it answers writes, so the client goes to the leader.
+     */
+    @Override
+    public RaftServerAsynchronousProtocol async() {
+      return new RaftServerAsynchronousProtocol() {
+        @Override
+        public CompletableFuture<AppendEntriesReplyProto> appendEntriesAsync(AppendEntriesRequestProto r) {
+          return CompletableFuture.failedFuture(new UnsupportedOperationException(
+              "asynchronous appendEntries over " + type.name()));
+        }
+
+        @Override
+        public CompletableFuture<ReadIndexReplyProto> readIndexAsync(ReadIndexRequestProto r) {
+          return CompletableFuture.failedFuture(notLeader(r.getServerRequest()));
+        }
+      };
+    }
+
+    private IOException notLeader(RaftRpcRequestProto request) {
+      RaftGroupId groupId = ProtoUtils.toRaftGroupId(request.getRaftGroupId());
+      try {
+        RaftGroup group = server.getDivision(groupId).getGroup();
+        RaftPeer leader = group.getPeer(RaftPeerId.valueOf(request.getReplyId()));
+        return new NotLeaderException(RaftGroupMemberId.valueOf(RaftPeerId.valueOf(request.getRequestorId()), groupId),
+            leader, group.getPeers());
+      } catch (IOException e) {
+        return e;
+      }
     }
 
     @Override
