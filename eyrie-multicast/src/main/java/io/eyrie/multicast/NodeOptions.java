@@ -51,6 +51,13 @@ public final class NodeOptions {
   public static final boolean BUNDLE_DEFAULT = false;
   /** A system property that overrides {@link #BUNDLE_DEFAULT} (for comparing the two in benchmarks). */
   public static final String BUNDLE_PROPERTY = "eyrie.bundle";
+  /**
+   * Whether a node writes to a group whose leader is its own replica by handing the request to
+   * that replica directly, without Ratis's client RPC (see bench/RESULTS.md, "Local submission").
+   */
+  public static final boolean LOCAL_SUBMIT_DEFAULT = true;
+  /** A system property that overrides {@link #LOCAL_SUBMIT_DEFAULT} (for comparing the two in benchmarks). */
+  public static final String LOCAL_SUBMIT_PROPERTY = "eyrie.localSubmit";
   /** Default maximum number of starts in one log entry. */
   public static final int SUBMIT_BATCH_MAX_DEFAULT = 512;
   /** Default time an idle client's records are kept, in log time. */
@@ -68,6 +75,7 @@ public final class NodeOptions {
   private final int submitInFlight;
   private final int submitBatchMax;
   private final boolean bundle;
+  private final boolean localSubmit;
   private final long clientExpiryMs;
   private final int ratisRequestTimeoutMs;
   private final CodecRegistry registry;
@@ -83,6 +91,7 @@ public final class NodeOptions {
     this.submitInFlight = b.submitInFlight;
     this.submitBatchMax = b.submitBatchMax;
     this.bundle = b.bundle;
+    this.localSubmit = b.localSubmit;
     this.clientExpiryMs = b.clientExpiryMs;
     this.ratisRequestTimeoutMs = b.ratisRequestTimeoutMs;
     this.registry = b.registry;
@@ -111,6 +120,7 @@ public final class NodeOptions {
     b.submitInFlight = submitInFlight;
     b.submitBatchMax = submitBatchMax;
     b.bundle = bundle;
+    b.localSubmit = localSubmit;
     b.clientExpiryMs = clientExpiryMs;
     b.ratisRequestTimeoutMs = ratisRequestTimeoutMs;
     b.registry = registry;
@@ -170,6 +180,14 @@ public final class NodeOptions {
     return bundle;
   }
 
+  /**
+   * Whether writes to a group this node's replica leads go to that replica directly instead of
+   * through a Ratis client ({@link #LOCAL_SUBMIT_DEFAULT}).
+   */
+  public boolean localSubmit() {
+    return localSubmit;
+  }
+
   /** How long, in log time, an idle client's exactly-once records are kept. */
   public long clientExpiryMs() {
     return clientExpiryMs;
@@ -197,6 +215,8 @@ public final class NodeOptions {
     private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
     private int submitBatchMax = SUBMIT_BATCH_MAX_DEFAULT;
     private boolean bundle = Boolean.parseBoolean(System.getProperty(BUNDLE_PROPERTY, String.valueOf(BUNDLE_DEFAULT)));
+    private boolean localSubmit = Boolean.parseBoolean(
+        System.getProperty(LOCAL_SUBMIT_PROPERTY, String.valueOf(LOCAL_SUBMIT_DEFAULT)));
     private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
     private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
     private CodecRegistry registry = CodecRegistry.create();
@@ -258,6 +278,12 @@ public final class NodeOptions {
     /** Sets the most client starts in one log entry. */
     public Builder submitBatchMax(int v) {
       this.submitBatchMax = (int) positive(v, "submitBatchMax");
+      return this;
+    }
+
+    /** Sets whether writes to a group led by this node's replica skip the client RPC (see {@link NodeOptions#localSubmit()}). */
+    public Builder localSubmit(boolean v) {
+      this.localSubmit = v;
       return this;
     }
 

@@ -15,6 +15,8 @@ package io.eyrie.multicast;
  * @param startFailures starts whose submission to a group failed for good (the group had no
  *     leader for longer than the Ratis client's retries, or refused the entry); a start to a
  *     group other than its reply group is submitted again while a client still waits for it
+ * @param localWrites of the log entries, those handed straight to this node's own replica
+ *     because it led the group ({@link NodeOptions#localSubmit()}), without a client RPC
  */
 public record NodeTraffic(long startEntries, long starts, long channelBatches, long channelItems,
-    long channelBytes, long channelBacklog, long startFailures, long logEntries) {}
+    long channelBytes, long channelBacklog, long startFailures, long logEntries, long localWrites) {}

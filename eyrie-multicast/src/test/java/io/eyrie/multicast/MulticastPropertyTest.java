@@ -28,6 +28,12 @@ class MulticastPropertyTest {
     run(NodeOptions.defaults());
   }
 
+  /** The same with every write through a Ratis client, none handed to the local leader replica. */
+  @Test
+  void concurrentClientsToRandomSubsetsThroughClientsOnly() throws Exception {
+    run(NodeOptions.newBuilder().localSubmit(false).build());
+  }
+
   /** The same with bundled log entries (a node's starts and channel batches to a group in one entry). */
   @Test
   void concurrentClientsToRandomSubsetsWithBundles() throws Exception {
@@ -46,6 +52,14 @@ class MulticastPropertyTest {
       MulticastChecker.awaitAndCheck(c, w.destsOf, w.acked, Duration.ofSeconds(60));
       long multi = w.destsOf.values().stream().filter(d -> d.size() > 1).count();
       assertTrue(multi > w.total() / 2, "the workload must exercise multi-group messages");
+      long local = c.runningNodes().values().stream().mapToLong(n -> n.traffic().localWrites()).sum();
+      long entries = c.runningNodes().values().stream().mapToLong(n -> n.traffic().logEntries()).sum();
+      if (options.localSubmit()) {
+        assertTrue(local > 0 && local < entries,
+            "writes to groups a node leads go to its replica, the others through clients: " + local + " of " + entries);
+      } else {
+        assertEquals(0, local, "no local writes when they are off");
+      }
       GroupStats st = c.node(1).stats(GroupId.valueOf("p0"));
       System.out.println("p0 at node 1: " + st + "; traffic " + c.node(1).traffic());
       return c.node(1).describe();

@@ -61,6 +61,8 @@ public final class NodeMetrics implements MeterBinder {
     traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);
     traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeTraffic::channelItems);
     traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
+    traffic(r, "eyrie.local.writes", "log entries handed to this node's own replica as leader, without a client RPC",
+        nodeTag, NodeTraffic::localWrites);
     Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
         .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
         .tags(nodeTag).register(r);

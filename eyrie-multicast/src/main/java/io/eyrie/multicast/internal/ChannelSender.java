@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
@@ -238,11 +237,7 @@ final class ChannelSender {
       // enter the outbox, so this should not fail.
       byte[] data = codec.encode(batch);
       bytes.addAndGet(data.length);
-      RaftClient c = client.get();
-      c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
-        if (err != null || !reply.isSuccess()) {
-          client.failed(c); // see Submitter: a failed ordered client may refuse every later request
-        }
+      client.send(Message.valueOf(UnsafeByteOperations.unsafeWrap(data))).whenComplete((reply, err) -> {
         if (err == null && reply.isSuccess()) {
           ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
           complete(batch, myEpoch, b.remaining() >= 8 ? b.getLong() : -1);

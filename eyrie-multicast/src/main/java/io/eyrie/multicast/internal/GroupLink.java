@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
@@ -215,22 +214,14 @@ final class GroupLink implements AutoCloseable {
     if (!parts.isEmpty()) {
       channelBytes.addAndGet(bytes.length);
     }
-    RaftClient c;
-    try {
-      c = client.get();
-      c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
-        Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
-        if (failure != null) {
-          // An ordered Ratis client whose request failed for good may refuse every later one.
-          client.failed(c);
-          done(batch, parts, null, failure);
-        } else {
-          done(batch, parts, reply.getMessage().getContent().asReadOnlyByteBuffer(), null);
-        }
-      });
-    } catch (RuntimeException e) {
-      done(batch, parts, null, e);
-    }
+    client.send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
+      Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
+      if (failure != null) {
+        done(batch, parts, null, failure);
+      } else {
+        done(batch, parts, reply.getMessage().getContent().asReadOnlyByteBuffer(), null);
+      }
+    });
   }
 
   /**

@@ -137,7 +137,7 @@ public final class NodeChannels implements AutoCloseable {
     ClusterConfig c = cluster;
     // Bundled, the sender never uses a client of its own: its batches travel on the link's.
     RaftClientHolder own = options.bundle() ? null
-        : new RaftClientHolder(() -> RatisSupport.newClient(c, to, options));
+        : writer(c, to);
     ChannelSender s = new ChannelSender(machines.apply(from), to, own, codec, options.channelWindow(),
         options.channelBatchMaxItems());
     out.put(to, s);
@@ -148,7 +148,7 @@ public final class NodeChannels implements AutoCloseable {
 
   private GroupLink link(GroupId g) {
     return links.computeIfAbsent(g, k -> new GroupLink(k,
-        new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)), codec, options.submitInFlight(),
+        writer(cluster, k), codec, options.submitInFlight(),
         options.submitBatchMax(), (failed, t) -> startsFailed(k, failed, t), () -> pumpSoon(k)));
   }
 
@@ -290,9 +290,20 @@ public final class NodeChannels implements AutoCloseable {
     }
   }
 
+  /** How this node writes to group {@code g}: to its own replica when that leads, else through a Ratis client. */
+  private RaftClientHolder writer(ClusterConfig c, GroupId g) {
+    RaftClientHolder w = options.localSubmit()
+        ? new RaftClientHolder(() -> RatisSupport.newClient(c, g, options), () -> divisions.get(g), options.ratisRequestTimeoutMs())
+        : new RaftClientHolder(() -> RatisSupport.newClient(c, g, options));
+    writers.add(w);
+    return w;
+  }
+
+  private final List<RaftClientHolder> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private Submitter submitter(GroupId g) {
     return submitters.computeIfAbsent(g, k -> new Submitter(k,
-        new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)), codec,
+        writer(cluster, k), codec,
         options.submitInFlight(), options.submitBatchMax(), (List<Wire.Start> failed, Throwable t) ->
             startsFailed(k, failed, t)));
   }
@@ -411,7 +422,12 @@ public final class NodeChannels implements AutoCloseable {
     }
     // Unbundled, every start entry and channel batch is a request of its own.
     long logEntries = options.bundle() ? requests : entries + batches;
-    return new NodeTraffic(entries, starts, batches, items, bytes + linkBytes, backlog, startFailures.get(), logEntries);
+    long local = 0;
+    for (RaftClientHolder w : writers) {
+      local += w.localWrites();
+    }
+    return new NodeTraffic(entries, starts, batches, items, bytes + linkBytes, backlog, startFailures.get(), logEntries,
+        local);
   }
 
   @Override

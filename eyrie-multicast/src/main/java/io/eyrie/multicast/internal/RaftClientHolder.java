@@ -1,25 +1,132 @@
 package io.eyrie.multicast.internal;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Ratis client that is replaced after a failure. Ratis's ordered async requests travel in a
- * sliding window that stays closed once a request has failed for good (retries exhausted), so
- * every later request on that client would fail too.
+ * How a node sends writes to one group: straight to its own replica when that replica leads the
+ * group, otherwise through a Ratis client that is replaced after a failure (Ratis's ordered async
+ * requests travel in a sliding window that stays closed once a request has failed for good, so
+ * every later request on that client would fail too).
+ *
+ * <p>The local path hands the request to the Ratis server in this process: no client-side
+ * sliding window, no protobuf encoding and decoding, no Netty round trip, and no event-loop
+ * thread of the server blocked until the entry commits. It is the same request to the same
+ * leader, so what the group applies is the same; a replica that is not (or no longer) the ready
+ * leader refuses before appending anything, and the request then goes through the client.
  */
 final class RaftClientHolder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RaftClientHolder.class);
 
+  /** Client id of this process's local submissions (the Ratis retry cache keys on it and the call id). */
+  private static final ClientId LOCAL_CLIENT = ClientId.randomId();
+  private static final AtomicLong LOCAL_CALLS = new AtomicLong();
+  private static final java.util.concurrent.ExecutorService REPLIES =
+      java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "eyrie-local-replies");
+        t.setDaemon(true);
+        return t;
+      });
+
   private final Supplier<RaftClient> factory;
+  private final Supplier<RaftServer.Division> local;
+  private final long localTimeoutMs;
+  private final AtomicLong localWrites = new AtomicLong();
   private RaftClient client;
   private boolean closed;
 
   RaftClientHolder(Supplier<RaftClient> factory) {
+    this(factory, () -> null, 0);
+  }
+
+  /**
+   * @param local this node's replica of the group, or null when it hosts none
+   * @param localTimeoutMs how long a local write may take before it counts as failed (as a
+   *     client request times out)
+   */
+  RaftClientHolder(Supplier<RaftClient> factory, Supplier<RaftServer.Division> local, long localTimeoutMs) {
     this.factory = factory;
+    this.local = local;
+    this.localTimeoutMs = localTimeoutMs;
+  }
+
+  /** Writes sent to the local replica (not through the client) so far. */
+  long localWrites() {
+    return localWrites.get();
+  }
+
+  /**
+   * Sends a write to the group and completes with its reply; a failed client is replaced. Never
+   * throws: problems complete the future exceptionally.
+   */
+  CompletableFuture<RaftClientReply> send(Message m) {
+    RaftServer.Division d = local.get();
+    if (d != null && d.getInfo().isLeader() && d.getInfo().isLeaderReady()) {
+      RaftClientRequest request = RaftClientRequest.newBuilder()
+          .setClientId(LOCAL_CLIENT)
+          .setServerId(d.getId())
+          .setGroupId(d.getGroup().getGroupId())
+          .setCallId(LOCAL_CALLS.incrementAndGet())
+          .setMessage(m)
+          .setType(RaftClientRequest.writeRequestType())
+          .build();
+      CompletableFuture<RaftClientReply> f;
+      try {
+        f = d.getRaftServer().submitClientRequestAsync(request);
+      } catch (IOException | RuntimeException e) {
+        return viaClient(m);
+      }
+      localWrites.incrementAndGet();
+      // Callers continue on a thread of their own, as they do after a client's reply: Ratis
+      // completes the future on the group's apply thread, which must not wait for other groups'
+      // locks or submit new entries.
+      return f.orTimeout(localTimeoutMs, TimeUnit.MILLISECONDS)
+          .handleAsync((r, e) -> e != null ? CompletableFuture.<RaftClientReply>failedFuture(e)
+              : notAppended(r) ? viaClient(m) : CompletableFuture.completedFuture(r), REPLIES)
+          .thenCompose(x -> x);
+    }
+    return viaClient(m);
+  }
+
+  /** True if the replica refused before appending: it is not the ready leader. */
+  private static boolean notAppended(RaftClientReply r) {
+    return !r.isSuccess() && (r.getNotLeaderException() != null || r.getException() instanceof NotLeaderException
+        || r.getException() instanceof LeaderNotReadyException || r.getException() instanceof LeaderSteppingDownException);
+  }
+
+  private CompletableFuture<RaftClientReply> viaClient(Message m) {
+    RaftClient c;
+    try {
+      c = get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    try {
+      return c.async().send(m).whenComplete((reply, err) -> {
+        if (err != null || !reply.isSuccess()) {
+          // Also for a failed reply (not only an exception): an ordered Ratis client whose
+          // request failed for good may refuse every later one, so start afresh.
+          failed(c);
+        }
+      });
+    } catch (RuntimeException e) {
+      failed(c);
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Returns the current client, creating it if needed. */

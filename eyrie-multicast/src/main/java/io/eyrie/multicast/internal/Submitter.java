@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
@@ -111,21 +110,8 @@ final class Submitter implements AutoCloseable {
     }
     entries.incrementAndGet();
     starts.addAndGet(batch.size());
-    RaftClient c;
-    try {
-      c = client.get();
-      c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
-        Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
-        if (failure != null) {
-          // Also for a failed reply (not only an exception): an ordered Ratis client whose
-          // request failed for good may refuse every later one, so start afresh.
-          client.failed(c);
-        }
-        done(batch, failure);
-      });
-    } catch (RuntimeException e) {
-      done(batch, e);
-    }
+    client.send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) ->
+        done(batch, err != null ? err : reply.isSuccess() ? null : reply.getException()));
   }
 
   private void done(List<Wire.Start> batch, Throwable failure) {
