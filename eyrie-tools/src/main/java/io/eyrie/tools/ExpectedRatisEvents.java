@@ -16,6 +16,10 @@ import java.util.List;
  *   <li>a peer or client that connects before the other side listens, at start-up or while a
  *       node restarts (connection refused, ServerNotReadyException, AlreadyClosedException);
  *   <li>a request that timed out and that the retry policy sends again (TimeoutIOException);
+ *   <li>a request to a leader that is handing its leadership over (LeaderSteppingDownException:
+ *       the leader balancing moves leaders at start-up and after a failover, and Eyrie resends);
+ *   <li>a request on a connection that closed as its peer stopped or restarted
+ *       (ClosedChannelException; Ratis reconnects and Eyrie resends);
  *   <li>Ratis's debugging stack traces ({@code java.lang.Throwable: TRACE}).
  * </ul>
  *
@@ -25,7 +29,8 @@ import java.util.List;
 public final class ExpectedRatisEvents extends Filter<ILoggingEvent> {
   private static final List<String> EXPECTED = List.of("NotLeaderException", "LeaderNotReadyException",
       "ServerNotReadyException", "AlreadyClosedException", "Connection refused", "ConnectException",
-      "TimeoutIOException", "StatusRuntimeException: UNAVAILABLE");
+      "TimeoutIOException", "StatusRuntimeException: UNAVAILABLE", "LeaderSteppingDownException",
+      "ClosedChannelException");
 
   @Override
   public FilterReply decide(ILoggingEvent e) {

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.spi.FilterReply;
 import java.io.IOException;
 import java.net.ConnectException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,10 @@ class ExpectedRatisEventsTest {
     assertEquals(FilterReply.DENY, decide(ratis, Level.WARN, "send", new ConnectException("Connection refused")));
     assertEquals(FilterReply.DENY, decide(ratis, Level.ERROR, "request timed out", new TimeoutIOException("3s")));
     assertEquals(FilterReply.DENY, decide(ratis, Level.WARN, "Stack trace", new Throwable("TRACE")));
+    assertEquals(FilterReply.DENY, decide(ratis, Level.ERROR, "Failed to send request",
+        new java.util.concurrent.CompletionException(new LeaderSteppingDownException("n1@group-1 is stepping down"))));
+    assertEquals(FilterReply.DENY, decide(ratis, Level.ERROR, "Failed*",
+        new java.util.concurrent.CompletionException(new java.nio.channels.ClosedChannelException())));
   }
 
   @Test
