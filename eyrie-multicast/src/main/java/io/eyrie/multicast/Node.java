@@ -686,12 +686,12 @@ public final class Node implements AutoCloseable {
       if (request.group() == null || !cluster.groups().containsKey(request.group()) || request.query() == null) {
         return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + request.group(), 0));
       }
-      return channels.query(request.group(), request.query()).handle((bytes, err) -> {
+      return channels.queries().query(request.group(), request.query()).handle((bytes, err) -> {
         int hint = channels.leaderHint(request.group());
         if (err != null) {
           Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
               ? err.getCause() : err;
-          return cause instanceof NodeChannels.QueryException
+          return cause instanceof io.eyrie.multicast.internal.GroupQueries.QueryException
               ? error(GroupState.ERROR, "query refused: " + cause.getMessage(), hint)
               : error(GroupState.UNAVAILABLE, "query failed: " + cause, hint);
         }

@@ -98,10 +98,6 @@ final class ChannelSender {
   /** Channel positions (first, next, nextIn) and the items from {@code start}, read in one step. */
   private record View(long[] pos, long start, List<Object> items) {}
 
-  RaftClientHolder client() {
-    return client;
-  }
-
   /** The receiving group. */
   GroupId to() {
     return to;

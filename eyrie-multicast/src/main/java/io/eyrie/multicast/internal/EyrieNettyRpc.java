@@ -20,10 +20,10 @@ import org.apache.ratis.netty.NettyFactory;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotReplyProto;
+import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
 import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
 import org.apache.ratis.proto.RaftProtos.ReadIndexReplyProto;
 import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
-import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
 import org.apache.ratis.proto.RaftProtos.RequestVoteReplyProto;
 import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionReplyProto;
@@ -41,8 +41,8 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerRpc;
 import org.apache.ratis.server.ServerFactory;
 import org.apache.ratis.server.protocol.RaftServerAsynchronousProtocol;
-import org.apache.ratis.util.ProtoUtils;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.ProtoUtils;
 
 /**
  * Ratis's Netty RPC, made safe for many groups per server.
@@ -190,19 +190,21 @@ public final class EyrieNettyRpc implements RpcType {
      */
     @Override
     public RaftServerAsynchronousProtocol async() {
-      return new RaftServerAsynchronousProtocol() {
-        @Override
-        public CompletableFuture<AppendEntriesReplyProto> appendEntriesAsync(AppendEntriesRequestProto r) {
-          return CompletableFuture.failedFuture(new UnsupportedOperationException(
-              "asynchronous appendEntries over " + type.name()));
-        }
-
-        @Override
-        public CompletableFuture<ReadIndexReplyProto> readIndexAsync(ReadIndexRequestProto r) {
-          return CompletableFuture.failedFuture(notLeader(r.getServerRequest()));
-        }
-      };
+      return followerAsync;
     }
+
+    private final RaftServerAsynchronousProtocol followerAsync = new RaftServerAsynchronousProtocol() {
+      @Override
+      public CompletableFuture<AppendEntriesReplyProto> appendEntriesAsync(AppendEntriesRequestProto r) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+            "asynchronous appendEntries over " + type.name()));
+      }
+
+      @Override
+      public CompletableFuture<ReadIndexReplyProto> readIndexAsync(ReadIndexRequestProto r) {
+        return CompletableFuture.failedFuture(notLeader(r.getServerRequest()));
+      }
+    };
 
     private IOException notLeader(RaftRpcRequestProto request) {
       RaftGroupId groupId = ProtoUtils.toRaftGroupId(request.getRaftGroupId());

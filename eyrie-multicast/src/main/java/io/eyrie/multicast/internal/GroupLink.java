@@ -77,10 +77,6 @@ final class GroupLink implements AutoCloseable {
     return group;
   }
 
-  RaftClientHolder client() {
-    return client;
-  }
-
   /** Adds the channel sender of a local group towards this link's group. */
   void add(ChannelSender s) {
     if (!s.to().equals(group)) {

@@ -5,10 +5,8 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeTraffic;
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,11 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +33,9 @@ public final class NodeChannels implements AutoCloseable {
   private final NodeOptions options;
   private final Function<GroupId, GroupStateMachine> machines;
   private final Map<GroupId, Submitter> submitters = new ConcurrentHashMap<>();
-  private final Map<GroupId, RaftClientHolder> queryClients = new ConcurrentHashMap<>();
+  private final GroupQueries queries;
+  /** Every write path this node made (submitters', senders', links'): for traffic and close. */
+  private final List<RaftClientHolder> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
   private final Map<GroupId, RaftServer.Division> divisions = new ConcurrentHashMap<>();
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
@@ -70,6 +66,7 @@ public final class NodeChannels implements AutoCloseable {
     this.codec = codec;
     this.options = options;
     this.machines = machines;
+    this.queries = new GroupQueries(() -> this.cluster, options);
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
   }
@@ -299,8 +296,6 @@ public final class NodeChannels implements AutoCloseable {
     return w;
   }
 
-  private final List<RaftClientHolder> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
-
   private Submitter submitter(GroupId g) {
     return submitters.computeIfAbsent(g, k -> new Submitter(k,
         writer(cluster, k), codec,
@@ -309,35 +304,9 @@ public final class NodeChannels implements AutoCloseable {
   }
 
 
-  /** Runs a linearizable read-only query on a group; fails with {@link QueryException} if the group refused it. */
-  public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
-    RaftClientHolder holder = queryClients.computeIfAbsent(g,
-        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster, k, options)));
-    try {
-      RaftClient c = holder.get();
-      return c.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).whenComplete((r, e) -> {
-        if (e != null) {
-          holder.failed(c);
-        }
-      }).thenApply(r -> {
-        if (r.isSuccess()) {
-          return r.getMessage().getContent().toByteArray();
-        }
-        if (r.getException() instanceof StateMachineException sme) {
-          throw new QueryException(String.valueOf(sme.getCause() == null ? sme.getMessage() : sme.getCause().getMessage()));
-        }
-        throw new IllegalStateException(String.valueOf(r.getException()));
-      });
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  /** A query the group's application refused (not a transient failure). */
-  public static final class QueryException extends RuntimeException {
-    QueryException(String message) {
-      super(message);
-    }
+  /** Linearizable read-only queries to groups. */
+  public GroupQueries queries() {
+    return queries;
   }
 
   /** Returns true if the local replica of a group leads it. */
@@ -435,24 +404,25 @@ public final class NodeChannels implements AutoCloseable {
     closed = true;
     ticker.shutdownNow();
     pumps.shutdownNow();
-    java.util.List<RaftClientHolder> holders = new java.util.ArrayList<>();
     for (Map<GroupId, ChannelSender> m : senders.values()) {
-      for (ChannelSender s : m.values()) {
-        s.deactivate();
-        if (s.client() != null) {
-          holders.add(s.client());
-        }
-      }
+      m.values().forEach(ChannelSender::deactivate);
     }
     submitters.values().forEach(Submitter::close);
     links.values().forEach(GroupLink::close);
-    links.values().forEach(l -> holders.add(l.client()));
-    submitters.values().forEach(s -> holders.add(s.client()));
-    holders.addAll(queryClients.values());
+    List<AutoCloseable> holders = new java.util.ArrayList<>(writers);
+    holders.add(queries);
     // A Ratis client's close can wait a long time for connections to unreachable peers; the
     // node is going away, so let that happen off the caller's thread.
-    Thread closer = new Thread(() -> holders.forEach(RaftClientHolder::close), "eyrie-close-clients");
+    Thread closer = new Thread(() -> holders.forEach(NodeChannels::closeQuietly), "eyrie-close-clients");
     closer.setDaemon(true);
     closer.start();
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.debug("closing {}: {}", c, e.toString());
+    }
   }
 }

@@ -12,7 +12,6 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
-import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,7 +63,7 @@ final class RaftClientHolder implements AutoCloseable {
     this.localTimeoutMs = localTimeoutMs;
   }
 
-  /** Writes sent to the local replica (not through the client) so far. */
+  /** Writes the local replica took (not sent through the client) so far. */
   long localWrites() {
     return localWrites.get();
   }
@@ -90,21 +89,23 @@ final class RaftClientHolder implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         return viaClient(m);
       }
-      localWrites.incrementAndGet();
       // Callers continue on a thread of their own, as they do after a client's reply: Ratis
       // completes the future on the group's apply thread, which must not wait for other groups'
       // locks or submit new entries.
-      return f.orTimeout(localTimeoutMs, TimeUnit.MILLISECONDS)
-          .handleAsync((r, e) -> e != null ? CompletableFuture.<RaftClientReply>failedFuture(e)
-              : notAppended(r) ? viaClient(m) : CompletableFuture.completedFuture(r), REPLIES)
-          .thenCompose(x -> x);
+      return f.orTimeout(localTimeoutMs, TimeUnit.MILLISECONDS).handleAsync((r, e) -> {
+        if (e == null && notAppended(r)) {
+          return viaClient(m);
+        }
+        localWrites.incrementAndGet();
+        return e != null ? CompletableFuture.<RaftClientReply>failedFuture(e) : CompletableFuture.completedFuture(r);
+      }, REPLIES).thenCompose(x -> x);
     }
     return viaClient(m);
   }
 
   /** True if the replica refused before appending: it is not the ready leader. */
   private static boolean notAppended(RaftClientReply r) {
-    return !r.isSuccess() && (r.getNotLeaderException() != null || r.getException() instanceof NotLeaderException
+    return !r.isSuccess() && (r.getNotLeaderException() != null
         || r.getException() instanceof LeaderNotReadyException || r.getException() instanceof LeaderSteppingDownException);
   }
 

@@ -45,10 +45,6 @@ final class Submitter implements AutoCloseable {
     this.onFailure = onFailure;
   }
 
-  RaftClientHolder client() {
-    return client;
-  }
-
   /** Describes the submitter's state for diagnosis. */
   synchronized String describe() {
     return "submitter " + group + ": queued=" + queue.size() + " inFlight=" + inFlight + " entries=" + entries.get();

@@ -1,0 +1,64 @@
+package io.eyrie.multicast.internal;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.NodeOptions;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * A node's linearizable read-only queries to groups (the oracle's consult, counters, audits,
+ * readiness), one Ratis client per group, replaced after a failure.
+ */
+public final class GroupQueries implements AutoCloseable {
+  private final Supplier<ClusterConfig> cluster;
+  private final NodeOptions options;
+  private final Map<GroupId, RaftClientHolder> clients = new ConcurrentHashMap<>();
+
+  GroupQueries(Supplier<ClusterConfig> cluster, NodeOptions options) {
+    this.cluster = cluster;
+    this.options = options;
+  }
+
+  /** Runs a query on a group; fails with {@link QueryException} if the group refused it. */
+  public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
+    RaftClientHolder holder = clients.computeIfAbsent(g,
+        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options)));
+    try {
+      RaftClient c = holder.get();
+      return c.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).whenComplete((r, e) -> {
+        if (e != null) {
+          holder.failed(c);
+        }
+      }).thenApply(r -> {
+        if (r.isSuccess()) {
+          return r.getMessage().getContent().toByteArray();
+        }
+        if (r.getException() instanceof StateMachineException sme) {
+          throw new QueryException(String.valueOf(sme.getCause() == null ? sme.getMessage() : sme.getCause().getMessage()));
+        }
+        throw new IllegalStateException(String.valueOf(r.getException()));
+      });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** A query the group's application refused (not a transient failure). */
+  public static final class QueryException extends RuntimeException {
+    QueryException(String message) {
+      super(message);
+    }
+  }
+
+  @Override
+  public void close() {
+    clients.values().forEach(RaftClientHolder::close);
+  }
+}
