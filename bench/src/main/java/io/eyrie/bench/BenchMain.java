@@ -75,13 +75,17 @@ public final class BenchMain {
                               [--duration 20s] [--warmup 10s] [--post-warmup D] [--follow-warmup D]
                               [--users N] [--follows N] [--communities N] [--in-community F]
                               [--clients N] [--window N] [--seed N] [--no-baseline] [--out DIR]
-                              [--modes ssmr,dssmr,graph]
+                              [--modes ssmr,dssmr,graph] [--interleave K]
 
         --modes: ssmr (S-SMR), dssmr (DS-SMR with Chirper's community-hinted oracle), graph
         (DS-SMR with the learned placement, no hint, and a rebalancer); default ssmr,dssmr.
+        --interleave K: run a cell's modes side by side (each on its own cluster, in this JVM),
+        warm each up, then measure each K times in alternating windows (ABBA order) instead of
+        once, one mode after the other; a cell is the mean of its windows, and table1.md lists
+        every window and each round's DS-SMR/S-SMR ratio.
         See bench/README.md; results in DIR (default bench/results/table1).""",
       Set.of("partitions", "workloads", "modes", "duration", "warmup", "post-warmup", "follow-warmup", "users", "follows",
-          "communities", "in-community", "clients", "window", "seed", "out"),
+          "communities", "in-community", "clients", "window", "seed", "out", "interleave"),
       Set.of("no-baseline"), Set.of("duration", "warmup", "post-warmup", "follow-warmup"),
       Table1::main);
 

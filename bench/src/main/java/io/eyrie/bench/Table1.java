@@ -1,37 +1,26 @@
 package io.eyrie.bench;
 
-import io.eyrie.chirper.ChirperClient;
-import io.eyrie.chirper.ChirperOracle;
 import io.eyrie.oracle.OracleStateMachine;
-import io.eyrie.chirper.ChirperServer;
 import io.eyrie.chirper.LoadRunner;
-import io.eyrie.chirper.OpGenerator;
 import io.eyrie.chirper.Ops;
 import io.eyrie.chirper.Post;
-import io.eyrie.chirper.ProgressLine;
 import io.eyrie.chirper.SocialGraph;
 import io.eyrie.chirper.Workload;
 import io.eyrie.core.Client;
-import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.RawRatisBaseline;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -102,7 +91,8 @@ public final class Table1 {
 
   /** The runner's options. */
   record Options(List<Integer> partitions, List<String> workloads, List<String> modes, int duration, int warmup, int postWarmup, int followWarmup,
-      int users, int follows, int communities, double inCommunity, int clients, int window, long seed, Path out, boolean baseline) {}
+      int users, int follows, int communities, double inCommunity, int clients, int window, long seed, Path out, boolean baseline,
+      int interleave) {}
 
   private Table1() {}
 
@@ -132,7 +122,7 @@ public final class Table1 {
                               [--duration S] [--warmup S] [--post-warmup S] [--follow-warmup S]
                               [--users N] [--follows N]
                               [--communities N] [--in-community F] [--clients N] [--window N] [--seed N] [--no-baseline]
-                              [--modes ssmr,dssmr,graph]
+                              [--modes ssmr,dssmr,graph] [--interleave K]
                               [--out DIR]""";
 
   static Options parse(String[] args) {
@@ -173,7 +163,16 @@ public final class Table1 {
         Integer.parseInt(m.getOrDefault("users", "1000")), Integer.parseInt(m.getOrDefault("follows", "10")),
         Integer.parseInt(m.getOrDefault("communities", "64")), Double.parseDouble(m.getOrDefault("in-community", "1.0")), Integer.parseInt(m.getOrDefault("clients", "4")),
         Integer.parseInt(m.getOrDefault("window", "16")), Long.parseLong(m.getOrDefault("seed", "42")),
-        Path.of(m.getOrDefault("out", "bench/results/table1")), !m.containsKey("no-baseline"));
+        Path.of(m.getOrDefault("out", "bench/results/table1")), !m.containsKey("no-baseline"),
+        positive(m.getOrDefault("interleave", "1"), "interleave"));
+  }
+
+  private static int positive(String v, String name) {
+    int n = Integer.parseInt(v);
+    if (n < 1) {
+      throw new IllegalArgumentException("--" + name + " must be at least 1, got " + v);
+    }
+    return n;
   }
 
   /** Runs every cell and writes the outputs; returns the exit code. */
@@ -191,19 +190,28 @@ public final class Table1 {
       // Ratis group is no longer measured fairly.
       baseline = baselineWithDeadline(o, out);
     }
-    int total = o.partitions().size() * o.workloads().size() * o.modes().size();
+    int total = o.partitions().size() * o.workloads().size() * (o.interleave() > 1 ? 1 : o.modes().size());
     int n = 0;
     List<String> failed = new ArrayList<>();
+    Map<String, Map<String, List<Cell>>> windows = new LinkedHashMap<>();
     long t0 = System.nanoTime();
     for (int p : o.partitions()) {
       for (String w : o.workloads()) {
-        for (String mode : o.modes()) {
+        List<String> modes = o.interleave() > 1 ? List.of(String.join("+", o.modes())) : o.modes();
+        for (String mode : modes) {
           n++;
           out.printf(Locale.ROOT, "[%d/%d, %.0f s] %s, %d partition(s), %s%n", n, total,
               (System.nanoTime() - t0) / 1e9, w, p, mode);
-          Cell c;
+          List<Cell> done;
           try {
-            c = cell(o, p, Workload.parse(w), mode, out);
+            if (o.interleave() > 1) {
+              Map<String, List<Cell>> byMode = interleaved(o, p, Workload.parse(w), out);
+              windows.put(w + " " + p, byMode);
+              done = new ArrayList<>();
+              byMode.values().forEach(ws -> done.add(Table1Cell.combine(ws)));
+            } else {
+              done = List.of(cell(o, p, Workload.parse(w), mode, out));
+            }
           } catch (Exception e) {
             // One broken cell (a cluster that did not come up in time on a loaded machine)
             // does not throw away the others: say so, leave the cell out and go on.
@@ -211,15 +219,20 @@ public final class Table1 {
             out.println("    FAILED: " + e);
             continue;
           }
-          cells.add(c);
-          out.printf(Locale.ROOT, "    %.0f cmd/s, p50 %.1f ms, p99 %.1f ms, %.1f moves/s, %.1f%% multi-partition,"
-              + " %.2f ms CPU, %.2f log entries, %.2f channel items and %.0f bytes per command;"
-              + " largest partition %.1f%% of the objects%n", c.tput(), c.p50(),
-              c.p99(), c.movesPerSec(), 100 * c.multiShare(), c.cpuMsPerCmd(), c.logEntries(), c.channelItems(),
-              c.channelBytes(), 100 * c.largestShare());
+          for (Cell c : done) {
+            cells.add(c);
+            out.printf(Locale.ROOT, "    %s: %.0f cmd/s, p50 %.1f ms, p99 %.1f ms, %.1f moves/s, %.1f%% multi-partition,"
+                + " %.2f ms CPU, %.2f log entries, %.2f channel items and %.0f bytes per command;"
+                + " largest partition %.1f%% of the objects%n", c.mode(), c.tput(), c.p50(),
+                c.p99(), c.movesPerSec(), 100 * c.multiShare(), c.cpuMsPerCmd(), c.logEntries(), c.channelItems(),
+                c.channelBytes(), 100 * c.largestShare());
+          }
           writeCsv(o.out().resolve("table1.csv"), cells, baseline);
         }
       }
+    }
+    if (!windows.isEmpty()) {
+      writeWindows(o, o.out().resolve("table1-windows.md"), windows);
     }
     writeMarkdown(o, o.out().resolve("table1.md"), cells, baseline);
     writeCharts(o, cells);
@@ -283,76 +296,86 @@ public final class Table1 {
    * ({@link OracleStateMachine.Placement#GRAPH}).
    */
   static Cell cell(Options o, int partitions, Workload w, String modeName, PrintStream out) throws Exception {
-    Client.Mode mode = modeName.equals("ssmr") ? Client.Mode.SSMR : Client.Mode.DSSMR;
-    java.util.function.Supplier<io.eyrie.multicast.Deliverer> oracle = modeName.equals("graph")
-        ? () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH) : ChirperOracle::new;
-    SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(),
-        Math.min(o.users(), o.communities()), o.follows(), 1.0, o.inCommunity()));
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(partitions).oracle(true)
-        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
-        .deliverers(Eyrie.deliverers(ChirperServer::new, oracle)).start()) {
-      cluster.awaitLeaders(Duration.ofSeconds(60));
-      List<ChirperClient> clients = new ArrayList<>();
-      Client mover = null;
-      io.eyrie.core.Rebalancer rebalancer = null;
-      try {
-        for (int i = 0; i < o.clients(); i++) {
-          clients.add(new ChirperClient(Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
-              .mode(mode).totalTimeoutMs(30_000).build()));
-        }
-        seed(graph, clients.get(0).proxy(), partitions);
-        if (modeName.equals("graph")) {
-          // The learned placement's background rebalancer, on a client of its own (64 objects a second).
-          Client moverClient = Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
-              .mode(Client.Mode.DSSMR).totalTimeoutMs(30_000).build();
-          mover = moverClient;
-          rebalancer = io.eyrie.core.Rebalancer.start(moverClient, Duration.ofSeconds(1), 64);
-        }
-        ProgressLine quiet = new ProgressLine(new PrintStream(java.io.OutputStream.nullOutputStream()), false, 1);
-        List<LoadRunner.Sample> samples = new ArrayList<>();
-        int warm = w == Workload.POST ? o.postWarmup() : w == Workload.FOLLOW ? o.followWarmup() : o.warmup();
-        if (warm > 0) {
-          LoadRunner.Result wr = new LoadRunner(clients, new OpGenerator(w, graph),
-              new LoadRunner.Config(Duration.ofSeconds(warm), o.window(), Duration.ofSeconds(31), o.seed()))
-              .onSecond(quiet).run();
-          samples.addAll(wr.samples());
-        }
-        Map<String, Long> before = MulticastBenchmark.traffic(cluster);
-        long cpu0 = MulticastBenchmark.processCpuNanos();
-        LoadRunner.Result r = new LoadRunner(clients, new OpGenerator(w, graph),
-            new LoadRunner.Config(Duration.ofSeconds(o.duration()), o.window(), Duration.ofSeconds(31), o.seed() + 1))
-            .onSecond(quiet).run();
-        Map<String, Long> after = MulticastBenchmark.traffic(cluster);
-        long cpu = MulticastBenchmark.processCpuNanos() - cpu0;
-        for (LoadRunner.Sample s : r.samples()) {
-          samples.add(new LoadRunner.Sample(s.second() + warm, s.commands(), s.moves(), s.retries(), s.fallbacks(),
-              s.failures(), s.directShare(), s.p50Ms(), s.p99Ms()));
-        }
-        double cmds = Math.max(1, r.completedInWindow());
-        double[] q = r.latencies().quantilesMs(0, 0.5, 0.99);
-        ClientStats st = r.stats();
-        double secs = r.window().toNanos() / 1e9;
-        io.eyrie.core.AuditReport audit = clients.get(0).proxy().audit().get(60, java.util.concurrent.TimeUnit.SECONDS);
-        double largest = 0;
-        for (int count : audit.perPartition().values()) {
-          largest = Math.max(largest, count / (double) Math.max(1, audit.objects()));
-        }
-        return new Cell(w.name().toLowerCase(Locale.ROOT), partitions, modeName,
-            r.throughput(), q[0], q[1], r.completedInWindow(), r.timeouts(), st.moves() / secs,
-            multiShare(st.moves() + st.multiPartition(), st.commands()), (after.get("entries") - before.get("entries")) / cmds,
-            (after.get("batches") - before.get("batches")) / cmds, (after.get("items") - before.get("items")) / cmds,
-            (after.get("bytes") - before.get("bytes")) / cmds, cpu0 < 0 ? Double.NaN : cpu / 1e6 / cmds, samples, largest,
-            (after.get("log") - before.get("log")) / cmds);
-      } finally {
-        if (rebalancer != null) {
-          rebalancer.close();
-        }
-        if (mover != null) {
-          mover.close();
-        }
-        clients.forEach(ChirperClient::close);
-      }
+    try (Table1Cell c = Table1Cell.start(o, partitions, w, modeName)) {
+      c.warm();
+      return c.measure(o.seed() + 1);
     }
+  }
+
+  /**
+   * The modes of one cell side by side: every mode's cluster is started and warmed up, then
+   * each is measured {@code o.interleave()} times in alternating windows, in ABBA order (the
+   * modes in order, then reversed, and so on) so that a drift of the machine over the run
+   * weighs on every mode alike. A cell that is not being measured is idle.
+   */
+  static Map<String, List<Cell>> interleaved(Options o, int partitions, Workload w, PrintStream out) throws Exception {
+    List<Table1Cell> running = new ArrayList<>();
+    try {
+      for (String mode : o.modes()) {
+        running.add(Table1Cell.start(o, partitions, w, mode));
+      }
+      for (Table1Cell c : running) {
+        c.warm();
+      }
+      Map<String, List<Cell>> byMode = new LinkedHashMap<>();
+      for (int round = 0; round < o.interleave(); round++) {
+        List<Table1Cell> order = new ArrayList<>(running);
+        if (round % 2 == 1) {
+          java.util.Collections.reverse(order);
+        }
+        for (Table1Cell c : order) {
+          Cell window = c.measure(o.seed() + 1 + round);
+          byMode.computeIfAbsent(c.mode(), k -> new ArrayList<>()).add(window);
+          out.printf(Locale.ROOT, "      window %d %s: %.0f cmd/s, p50 %.1f ms%n", round + 1, c.mode(), window.tput(),
+              window.p50());
+        }
+      }
+      return byMode;
+    } finally {
+      running.forEach(Table1Cell::close);
+    }
+  }
+
+  /**
+   * The interleaved windows: per cell, each round's throughput per mode and, when both S-SMR and
+   * DS-SMR ran, each round's ratio DS/S, their mean and their smallest.
+   */
+  static void writeWindows(Options o, Path file, Map<String, Map<String, List<Cell>>> windows) throws Exception {
+    StringBuilder sb = new StringBuilder("# Table 1: interleaved windows\n\n");
+    sb.append(String.format(Locale.ROOT, "Each cell's modes ran side by side, each on its own embedded cluster in one JVM;"
+        + " after the warm-up each was measured %d times for %d s, in alternating windows (ABBA order).%n%n",
+        o.interleave(), o.duration()));
+    sb.append("| cell | round |");
+    List<String> modes = o.modes();
+    modes.forEach(m -> sb.append(' ').append(m).append(" cmd/s |"));
+    boolean ratio = modes.contains("ssmr") && modes.contains("dssmr");
+    sb.append(ratio ? " DS/S |\n" : "\n").append("|---|---|");
+    modes.forEach(m -> sb.append("---|"));
+    sb.append(ratio ? "---|\n" : "\n");
+    windows.forEach((cell, byMode) -> {
+      List<Double> ratios = new ArrayList<>();
+      for (int r = 0; r < o.interleave(); r++) {
+        sb.append("| ").append(cell).append(" | ").append(r + 1).append(" |");
+        for (String m : modes) {
+          List<Cell> ws = byMode.get(m);
+          sb.append(ws != null && r < ws.size() ? String.format(Locale.ROOT, " %.0f |", ws.get(r).tput()) : " - |");
+        }
+        if (ratio) {
+          List<Cell> s = byMode.get("ssmr");
+          List<Cell> d = byMode.get("dssmr");
+          double q = d.get(r).tput() / Math.max(1e-9, s.get(r).tput());
+          ratios.add(q);
+          sb.append(String.format(Locale.ROOT, " %.2f |", q));
+        }
+        sb.append('\n');
+      }
+      if (ratio) {
+        sb.append(String.format(Locale.ROOT, "| %s | mean / smallest | | | %.2f / %.2f |%n", cell,
+            ratios.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN),
+            ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN)));
+      }
+    });
+    Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
   }
 
   /**

@@ -62,6 +62,37 @@ class Table1SmokeTest {
     }
   }
 
+  /**
+   * {@code --interleave 2}: both modes' clusters run side by side, each is measured twice in
+   * alternating windows (ABBA: S, D, D, S), the cell is the mean of its windows, and every window
+   * and each round's ratio are written.
+   */
+  @Test
+  @Timeout(300)
+  void interleavedWindowsAlternateTheModesAndAreAllReported(@TempDir Path dir) throws Exception {
+    Table1.Options o = Table1.parse(new String[] {"--partitions", "2", "--workloads", "timeline", "--duration", "2",
+        "--warmup", "1", "--users", "100", "--follows", "3", "--communities", "10", "--no-baseline",
+        "--interleave", "2", "--out", dir.toString()});
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    assertEquals(0, Table1.run(o, new PrintStream(log, true, StandardCharsets.UTF_8)));
+    String text = log.toString(StandardCharsets.UTF_8);
+    System.out.print(text);
+    List<String> order = text.lines().filter(l -> l.trim().startsWith("window "))
+        .map(l -> l.trim().split(" ")[1] + " " + l.trim().split(" ")[2].replace(":", "")).toList();
+    assertEquals(List.of("1 ssmr", "1 dssmr", "2 dssmr", "2 ssmr"), order, "ABBA order");
+    List<String> csv = Files.readAllLines(dir.resolve("table1.csv"));
+    assertEquals(3, csv.size(), "one combined row per mode: " + csv);
+    String windows = Files.readString(dir.resolve("table1-windows.md"));
+    assertTrue(windows.contains("| timeline 2 | 1 |") && windows.contains("| timeline 2 | 2 |"), windows);
+    assertTrue(windows.contains("| timeline 2 | mean / smallest |"), windows);
+  }
+
+  @Test
+  void interleaveMustBePositive() {
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Table1.parse(new String[] {"--interleave", "0"}));
+  }
+
   @Test
   void slotsSpreadUsersOverPartitionsIndependentlyOfCommunities() {
     int[] counts = new int[4];
