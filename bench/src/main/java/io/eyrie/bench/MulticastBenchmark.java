@@ -41,7 +41,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * <pre>
  * bin/bench multicast [--duration 20] [--warmup 5] [--clients 8] [--window 16] [--out bench/results]
  *     [--isolated 300] [--dssmr true] [--raw true] [--groups 1,2,4] [--event-loop-threads N] [--channel-window W]
- *     [--submit-in-flight F] [--bundle true|false]
+ *     [--submit-in-flight F] [--bundle true|false] [--relay true|false]
  * </pre>
  *
  * <p>{@code --isolated} multicasts one at a time per group count (0 skips that phase); {@code
@@ -94,6 +94,9 @@ public final class MulticastBenchmark {
     if (o.containsKey("bundle")) {
       nob.bundle(Boolean.parseBoolean(o.get("bundle")));
     }
+    if (o.containsKey("relay")) {
+      nob.relay(Boolean.parseBoolean(o.get("relay")));
+    }
     NodeOptions nodeOptions = nob.build();
     int duration = Integer.parseInt(o.getOrDefault("duration", "20"));
     int warmup = Integer.parseInt(o.getOrDefault("warmup", "5"));
@@ -105,10 +108,10 @@ public final class MulticastBenchmark {
     List<Row> rows = new ArrayList<>();
 
     System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured; %s=%s, channel window %d,"
-        + " submit in flight %d, bundle %s%n", clients, window, warmup, duration,
+        + " submit in flight %d, bundle %s, relay %s%n", clients, window, warmup, duration,
         NodeOptions.EVENT_LOOP_THREADS_PROPERTY,
         System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY),
-        nodeOptions.channelWindow(), nodeOptions.submitInFlight(), nodeOptions.bundle());
+        nodeOptions.channelWindow(), nodeOptions.submitInFlight(), nodeOptions.bundle(), nodeOptions.relay());
     if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline()) {
       List<RaftClient> rc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {

@@ -42,6 +42,21 @@ class MulticastPropertyTest {
     assertTrue(traffic.contains("link to"), "the nodes sent through their group links: " + traffic);
   }
 
+  /**
+   * The same with relays: a node hands what it has for a group led elsewhere to the leader's node,
+   * which writes it in its own next entry (one stream of entries per group).
+   */
+  @Test
+  void concurrentClientsToRandomSubsetsWithRelays() throws Exception {
+    String traffic = run(NodeOptions.newBuilder().relay(true).build());
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("relays=(\\d+)").matcher(traffic);
+    long relays = 0;
+    while (m.find()) {
+      relays += Long.parseLong(m.group(1));
+    }
+    assertTrue(relays > 0, "node 1 relayed entries to groups led elsewhere: " + traffic);
+  }
+
   private static String run(NodeOptions options) throws Exception {
     long seed = seed();
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(options)

@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -42,6 +43,24 @@ final class GroupLink implements AutoCloseable {
   private final Runnable retrySoon;
   private final List<ChannelSender> senders = new CopyOnWriteArrayList<>();
   private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
+  /**
+   * With relays on: one request in flight in all (not one for starts and more for channel
+   * batches), and when this node does not lead the group, requests are relayed to the node that
+   * does, which puts them into its own next entry.
+   */
+  private final boolean relay;
+  /** Entries other nodes relayed to this one, the group's leader, for its next request. */
+  private final ArrayDeque<Relayed> relayedQueue = new ArrayDeque<>();
+
+  /** Hands an entry to the node that leads the group, or returns null to write it here. */
+  interface Relayer {
+    CompletableFuture<byte[]> relay(GroupId group, Object entry);
+  }
+
+  private final Relayer relayer;
+
+  /** A relayed entry's parts and the answer owed to the node that relayed it. */
+  private record Relayed(List<Wire.Start> starts, List<Wire.ChannelBatch> batches, CompletableFuture<byte[]> answer) {}
   /** The starts sent and not yet answered (for diagnosis). */
   private final Set<List<Wire.Start>> sending = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Requests in flight that carry starts (at most {@link #window}), and those that carry only channel batches. */
@@ -56,6 +75,8 @@ final class GroupLink implements AutoCloseable {
   private boolean closed;
   /** Ratis requests sent (each one log entry). */
   final AtomicLong requests = new AtomicLong();
+  /** Requests relayed to the leader's node (not log entries of their own). */
+  final AtomicLong relays = new AtomicLong();
   /** Requests that carried starts, and the starts they carried. */
   final AtomicLong startEntries = new AtomicLong();
   final AtomicLong starts = new AtomicLong();
@@ -64,7 +85,15 @@ final class GroupLink implements AutoCloseable {
 
   GroupLink(GroupId group, RaftClientHolder client, Codec codec, int window, int maxStarts,
       BiConsumer<List<Wire.Start>, Throwable> onStartFailure, Runnable retrySoon) {
+    this(group, client, codec, window, maxStarts, onStartFailure, retrySoon, null);
+  }
+
+  /** With a relayer: one request in flight, relayed to the leader's node when that is another one. */
+  GroupLink(GroupId group, RaftClientHolder client, Codec codec, int window, int maxStarts,
+      BiConsumer<List<Wire.Start>, Throwable> onStartFailure, Runnable retrySoon, Relayer relayer) {
     this.group = group;
+    this.relay = relayer != null;
+    this.relayer = relayer;
     this.retrySoon = retrySoon;
     this.client = client;
     this.codec = codec;
@@ -107,6 +136,39 @@ final class GroupLink implements AutoCloseable {
   }
 
   /**
+   * Takes an entry another node relayed to this one (this node leads the group): its starts and
+   * channel batches go out with this link's next request, and the answer is what the entry itself
+   * would have been answered (8 bytes per channel batch, in order: the group's next expected
+   * sequence number from that batch's sender), once that request is applied.
+   */
+  CompletableFuture<byte[]> relayed(Object entry) {
+    List<Wire.Start> starts = new ArrayList<>();
+    List<Wire.ChannelBatch> batches = new ArrayList<>();
+    if (entry instanceof Wire.StartBatch sb) {
+      starts.addAll(List.of(sb.starts()));
+    } else if (entry instanceof Wire.ChannelBatch cb) {
+      batches.add(cb);
+    } else if (entry instanceof Wire.Bundle b) {
+      if (b.starts() != null) {
+        starts.addAll(List.of(b.starts().starts()));
+      }
+      batches.addAll(List.of(b.batches()));
+    } else {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("not an entry: "
+          + (entry == null ? "null" : entry.getClass().getSimpleName())));
+    }
+    CompletableFuture<byte[]> answer = new CompletableFuture<>();
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(new IllegalStateException("node is closing"));
+      }
+      relayedQueue.add(new Relayed(starts, batches, answer));
+    }
+    pump(false);
+    return answer;
+  }
+
+  /**
    * Sends what the windows allow: the queued starts and every sender's next batch, together.
    * Starts keep the submission window ({@code window} requests carrying starts in flight, one by
    * default: what accumulates meanwhile goes out in the next entry, which is where a group's
@@ -131,19 +193,25 @@ final class GroupLink implements AutoCloseable {
   void pump(boolean tick, boolean wait) {
     while (true) {
       List<Wire.Start> batch;
+      List<Relayed> rel;
       boolean withStarts;
       synchronized (this) {
         if (closed) {
           return;
         }
+        if (relay && startsInFlight + channelOnlyInFlight >= window) {
+          return; // one stream: what comes meanwhile goes in the next request
+        }
         withStarts = startsInFlight < window && !queue.isEmpty();
-        if (!withStarts && !channelsDirty.get() && !tick) {
+        if (!withStarts && relayedQueue.isEmpty() && !channelsDirty.get() && !tick) {
           return;
         }
         batch = new ArrayList<>(withStarts ? Math.min(queue.size(), maxStarts) : 0);
         while (withStarts && !queue.isEmpty() && batch.size() < maxStarts) {
           batch.add(queue.poll());
         }
+        rel = new ArrayList<>(relayedQueue);
+        relayedQueue.clear();
         // Reserved while the senders are asked.
         if (withStarts) {
           startsInFlight++;
@@ -167,31 +235,63 @@ final class GroupLink implements AutoCloseable {
         channelsDirty.set(true);
         retrySoon.run();
       }
-      if (batch.isEmpty() && parts.isEmpty()) {
+      if (batch.isEmpty() && parts.isEmpty() && rel.isEmpty()) {
         synchronized (this) {
           channelOnlyInFlight--;
         }
         return;
       }
-      send(batch, parts);
+      send(batch, parts, rel);
     }
   }
 
-  private void send(List<Wire.Start> batch, List<ChannelSender.Prepared> parts) {
-    Object entry;
-    Wire.StartBatch sb = batch.isEmpty() ? null
-        : new Wire.StartBatch(System.currentTimeMillis(), batch.toArray(new Wire.Start[0]));
-    if (parts.isEmpty()) {
-      entry = sb;
-    } else if (sb == null && parts.size() == 1) {
-      entry = parts.get(0).batch();
-    } else {
-      Wire.ChannelBatch[] cbs = new Wire.ChannelBatch[parts.size()];
-      for (int i = 0; i < cbs.length; i++) {
-        cbs[i] = parts.get(i).batch();
-      }
-      entry = new Wire.Bundle(sb, cbs);
+  private void send(List<Wire.Start> batch, List<ChannelSender.Prepared> parts, List<Relayed> rel) {
+    List<Wire.Start> starts = batch;
+    List<Wire.ChannelBatch> cbs = new ArrayList<>(parts.size());
+    for (ChannelSender.Prepared p : parts) {
+      cbs.add(p.batch());
     }
+    if (!rel.isEmpty()) {
+      starts = new ArrayList<>(batch);
+      for (Relayed r : rel) {
+        starts.addAll(r.starts());
+        cbs.addAll(r.batches());
+      }
+    }
+    Object entry;
+    Wire.StartBatch sb = starts.isEmpty() ? null
+        : new Wire.StartBatch(System.currentTimeMillis(), starts.toArray(new Wire.Start[0]));
+    if (cbs.isEmpty()) {
+      entry = sb;
+    } else if (sb == null && cbs.size() == 1) {
+      entry = cbs.get(0);
+    } else {
+      entry = new Wire.Bundle(sb, cbs.toArray(new Wire.ChannelBatch[0]));
+    }
+    // What other nodes relayed here is never relayed on (two nodes with stale views of the
+    // leader could pass it back and forth): it is written from here.
+    CompletableFuture<byte[]> relayed = relay && rel.isEmpty() && !client.leadsLocally()
+        ? relayer.relay(group, entry) : null;
+    if (relayed != null) {
+      relays.incrementAndGet();
+      List<Wire.Start> all = starts;
+      relayed.whenComplete((body, err) -> {
+        if (err == null) {
+          done(batch, parts, rel, ByteBuffer.wrap(body), null);
+        } else {
+          // The leader moved, the connection failed or the answer is late: write it ourselves.
+          LOG.debug("relaying to {} failed ({}); writing directly", group, err.toString());
+          write(batch, parts, rel, all, cbs, entry);
+        }
+      });
+      return;
+    }
+    write(batch, parts, rel, starts, cbs, entry);
+  }
+
+  /** Writes the entry to the group's log: to the local replica if it leads, else through the Ratis client. */
+  private void write(List<Wire.Start> batch, List<ChannelSender.Prepared> parts, List<Relayed> rel,
+      List<Wire.Start> starts, List<Wire.ChannelBatch> cbs, Object entry) {
     byte[] bytes;
     try {
       bytes = codec.encode(entry);
@@ -199,23 +299,23 @@ final class GroupLink implements AutoCloseable {
       // Items and starts were encodable on their own (items are encoded when they enter the
       // outbox, starts when the client sent them), so this should not happen; if it does, the
       // outcome is a failed request, never a stuck window.
-      done(batch, parts, null, e);
+      done(batch, parts, rel, null, e);
       return;
     }
     requests.incrementAndGet();
-    if (!batch.isEmpty()) {
+    if (!starts.isEmpty()) {
       startEntries.incrementAndGet();
-      starts.addAndGet(batch.size());
+      this.starts.addAndGet(starts.size());
     }
-    if (!parts.isEmpty()) {
+    if (!cbs.isEmpty()) {
       channelBytes.addAndGet(bytes.length);
     }
     client.send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) -> {
       Throwable failure = err != null ? err : reply.isSuccess() ? null : reply.getException();
       if (failure != null) {
-        done(batch, parts, null, failure);
+        done(batch, parts, rel, null, failure);
       } else {
-        done(batch, parts, reply.getMessage().getContent().asReadOnlyByteBuffer(), null);
+        done(batch, parts, rel, reply.getMessage().getContent().asReadOnlyByteBuffer(), null);
       }
     });
   }
@@ -225,7 +325,8 @@ final class GroupLink implements AutoCloseable {
    * order sent, the receiver's next expected sequence number from that batch's sender (8 bytes
    * each; a lone start batch's reply is not read).
    */
-  private void done(List<Wire.Start> batch, List<ChannelSender.Prepared> parts, ByteBuffer reply, Throwable failure) {
+  private void done(List<Wire.Start> batch, List<ChannelSender.Prepared> parts, List<Relayed> rel, ByteBuffer reply,
+      Throwable failure) {
     synchronized (this) {
       if (batch.isEmpty()) {
         channelOnlyInFlight--;
@@ -244,6 +345,17 @@ final class GroupLink implements AutoCloseable {
         p.sender().complete(p.batch(), p.epoch(), reply.remaining() >= 8 ? reply.getLong() : -1);
       }
     }
+    for (Relayed r : rel) {
+      if (failure != null) {
+        r.answer().completeExceptionally(failure);
+      } else {
+        ByteBuffer answer = ByteBuffer.allocate(8 * r.batches().size());
+        for (int i = 0; i < r.batches().size(); i++) {
+          answer.putLong(reply.remaining() >= 8 ? reply.getLong() : -1);
+        }
+        r.answer().complete(answer.array());
+      }
+    }
     if (failure != null && !batch.isEmpty()) {
       LOG.debug("submitting {} starts to {} failed: {}", batch.size(), group, failure.toString());
       onStartFailure.accept(batch, failure);
@@ -253,8 +365,8 @@ final class GroupLink implements AutoCloseable {
 
   /** Describes the link's state for diagnosis. */
   synchronized String describe() {
-    return "link to " + group + ": queued=" + queue.size() + " inFlight=" + startsInFlight + "+" + channelOnlyInFlight
-        + " requests=" + requests.get()
+    return "link to " + group + ": queued=" + queue.size() + " relayed=" + relayedQueue.size() + " inFlight="
+        + startsInFlight + "+" + channelOnlyInFlight + " requests=" + requests.get() + " relays=" + relays.get()
         + " senders=" + senders.size();
   }
 
@@ -278,11 +390,15 @@ final class GroupLink implements AutoCloseable {
   @Override
   public void close() {
     List<Wire.Start> dropped;
+    List<Relayed> rel;
     synchronized (this) {
       closed = true;
       dropped = new ArrayList<>(queue);
       queue.clear();
+      rel = new ArrayList<>(relayedQueue);
+      relayedQueue.clear();
     }
+    rel.forEach(r -> r.answer().completeExceptionally(new IllegalStateException("node is closing")));
     if (!dropped.isEmpty()) {
       onStartFailure.accept(dropped, new IllegalStateException("node is closing"));
     }

@@ -7,6 +7,7 @@ import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeTraffic;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,6 +60,8 @@ public final class NodeChannels implements AutoCloseable {
     void failed(GroupId group, Wire.Start start, Throwable failure);
   }
   private volatile boolean closed;
+  /** How this node hands entries to the node that leads a group (null with relays off). */
+  private final NodeRelay relay;
 
   public NodeChannels(ClusterConfig cluster, int nodeId, Codec codec, NodeOptions options,
       Function<GroupId, GroupStateMachine> machines) {
@@ -69,6 +72,9 @@ public final class NodeChannels implements AutoCloseable {
     this.queries = new GroupQueries(() -> this.cluster, options);
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
+    this.relay = options.relay()
+        ? new NodeRelay(nodeId, () -> this.cluster, codec, options.maxFrameBytes(), options.ratisRequestTimeoutMs())
+        : null;
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -133,12 +139,12 @@ public final class NodeChannels implements AutoCloseable {
     }
     ClusterConfig c = cluster;
     // Bundled, the sender never uses a client of its own: its batches travel on the link's.
-    RaftClientHolder own = options.bundle() ? null
+    RaftClientHolder own = links() ? null
         : writer(c, to);
     ChannelSender s = new ChannelSender(machines.apply(from), to, own, codec, options.channelWindow(),
         options.channelBatchMaxItems());
     out.put(to, s);
-    if (options.bundle()) {
+    if (links()) {
       link(to).add(s);
     }
   }
@@ -146,7 +152,26 @@ public final class NodeChannels implements AutoCloseable {
   private GroupLink link(GroupId g) {
     return links.computeIfAbsent(g, k -> new GroupLink(k,
         writer(cluster, k), codec, options.submitInFlight(),
-        options.submitBatchMax(), (failed, t) -> startsFailed(k, failed, t), () -> pumpSoon(k)));
+        options.submitBatchMax(), (failed, t) -> startsFailed(k, failed, t), () -> pumpSoon(k),
+        options.relay() ? (group, entry) -> relay.relay(leaderHints.getOrDefault(group, 0), group, entry) : null));
+  }
+
+  /** Whether writes go through one link per group (bundles, and relays, which imply them). */
+  private boolean links() {
+    return options.bundle() || options.relay();
+  }
+
+  /**
+   * An entry another node relayed to this one for a group whose leader is this node's replica:
+   * it goes out with this node's next request to the group ({@link GroupLink#relayed}).
+   */
+  public CompletableFuture<byte[]> relayed(GroupId g, Object entry) {
+    RaftServer.Division d = divisions.get(g);
+    if (!options.relay() || closed || d == null || !d.getInfo().isLeader()) {
+      return CompletableFuture.failedFuture(new IllegalStateException("node takes no relayed entries for " + g
+          + " now (not its leader, closing, or relays off)"));
+    }
+    return link(g).relayed(entry);
   }
 
   /**
@@ -185,7 +210,7 @@ public final class NodeChannels implements AutoCloseable {
         for (ChannelSender s : senders.getOrDefault(g, Map.of()).values()) {
           if (leader) {
             s.activate();
-            if (!options.bundle()) {
+            if (!links()) {
               s.pump(true);
             }
           } else {
@@ -226,7 +251,7 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private void schedule(ChannelSender s) {
-    if (options.bundle()) {
+    if (links()) {
       GroupLink l = links.get(s.to());
       if (l != null) {
         l.channelsChanged();
@@ -280,7 +305,7 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private void submitTo(GroupId g, Wire.Start s) {
-    if (options.bundle()) {
+    if (links()) {
       link(g).submit(s);
     } else {
       submitter(g).submit(s);
@@ -389,8 +414,9 @@ public final class NodeChannels implements AutoCloseable {
         }
       }
     }
-    // Unbundled, every start entry and channel batch is a request of its own.
-    long logEntries = options.bundle() ? requests : entries + batches;
+    // Unbundled, every start entry and channel batch is a request of its own; a relayed request
+    // is counted by the link of the node that wrote it.
+    long logEntries = links() ? requests : entries + batches;
     long local = 0;
     for (RaftClientHolder w : writers) {
       local += w.localWrites();
@@ -409,6 +435,9 @@ public final class NodeChannels implements AutoCloseable {
     }
     submitters.values().forEach(Submitter::close);
     links.values().forEach(GroupLink::close);
+    if (relay != null) {
+      relay.close();
+    }
     List<AutoCloseable> holders = new java.util.ArrayList<>(writers);
     holders.add(queries);
     // A Ratis client's close can wait a long time for connections to unreachable peers; the

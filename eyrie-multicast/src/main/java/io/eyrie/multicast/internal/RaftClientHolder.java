@@ -103,6 +103,12 @@ final class RaftClientHolder implements AutoCloseable {
     return viaClient(m);
   }
 
+  /** True if this node's replica of the group is its ready leader, so a write would be taken here. */
+  boolean leadsLocally() {
+    RaftServer.Division d = local.get();
+    return d != null && d.getInfo().isLeader() && d.getInfo().isLeaderReady();
+  }
+
   /** True if the replica refused before appending: it is not the ready leader. */
   private static boolean notAppended(RaftClientReply r) {
     return !r.isSuccess() && (r.getNotLeaderException() != null

@@ -41,5 +41,6 @@ public final class WireTypes {
     k.register(Wire.GroupQuery.class, 35);
     k.register(Wire.Bundle.class, 36);
     k.register(Wire.ChannelBatch[].class, 37);
+    k.register(Wire.RelayRequest.class, 38);
   }
 }

@@ -151,6 +151,81 @@ class GroupLinkTest {
     return new long[] {g1.apply(request)};
   }
 
+  /** Entries handed to the relayer, with the futures the test completes. */
+  private final List<Object> relayedOut = new ArrayList<>();
+  private final List<CompletableFuture<byte[]>> relayAnswers = new ArrayList<>();
+
+  private GroupLink relayingLink(boolean leaderKnown, ChannelSender... senders) {
+    GroupLink l = new GroupLink(G1, new RaftClientHolder(this::fakeClient), t.codec, 1, 512,
+        (starts, err) -> failedStarts.addAll(starts), () -> {}, (g, entry) -> {
+          if (!leaderKnown) {
+            return null;
+          }
+          relayedOut.add(entry);
+          CompletableFuture<byte[]> f = new CompletableFuture<>();
+          relayAnswers.add(f);
+          return f;
+        });
+    for (ChannelSender s : senders) {
+      l.add(s);
+    }
+    return l;
+  }
+
+  /**
+   * At the leader's node: what another node relayed waits for the one request in flight, goes
+   * out with the next one (never relayed on), and is answered with its own batches' results.
+   */
+  @Test
+  void relayedPartsGoOutInTheNextRequestAndAreAnsweredWithTheirResults() throws Exception {
+    proposals(g2, G2, 3);
+    ChannelSender s2 = sender(g2, G2);
+    // Another node's batch from g2 (as g2's leader there would send it), taken by this link.
+    Object[] items = s2.prepare(false).batch().items();
+    s2.deactivate();
+    GroupLink link = relayingLink(false);
+    Start x = single();
+    link.submit(x);
+    assertEquals(1, sent.size(), "no known leader elsewhere: written here");
+    CompletableFuture<byte[]> answer = link.relayed(new ChannelBatch(G2, 0, items, 0));
+    Start y = single();
+    link.submit(y);
+    assertEquals(1, sent.size(), "one request in flight in all");
+    replies.get(0).complete(reply(apply(sent.get(0))));
+    assertEquals(2, sent.size());
+    Bundle b = assertInstanceOf(Bundle.class, sent.get(1));
+    assertEquals(List.of(y.id()), List.of(b.starts().starts()).stream().map(Start::id).toList());
+    assertEquals(1, b.batches().length);
+    assertEquals(G2, b.batches()[0].from());
+    long[] results = apply(b);
+    assertArrayEquals(new long[] {3}, results);
+    assertTrue(relayedOut.isEmpty(), "what was relayed here is written here");
+    replies.get(1).complete(reply(results));
+    assertEquals(3, ByteBuffer.wrap(answer.get()).getLong(), "the relaying node learns g1 expects item 3 from g2");
+    assertTrue(link.relayed("not an entry").isCompletedExceptionally(), "a relayed object that is no entry is refused");
+  }
+
+  /** At another node: requests go to the leader's node; a failed relay is written directly instead. */
+  @Test
+  void requestsAreRelayedAndAFailedRelayIsWrittenDirectly() {
+    GroupLink link = relayingLink(true);
+    Start x = single();
+    link.submit(x);
+    assertEquals(0, sent.size());
+    StartBatch sb = assertInstanceOf(StartBatch.class, relayedOut.get(0));
+    assertEquals(x.id(), sb.starts()[0].id());
+    Start y = single();
+    link.submit(y);
+    assertEquals(1, relayedOut.size(), "one relay in flight");
+    relayAnswers.get(0).complete(new byte[0]);
+    assertEquals(2, relayedOut.size(), "the answer lets the next one go");
+    relayAnswers.get(1).completeExceptionally(new IllegalStateException("not the leader any more"));
+    assertEquals(1, sent.size(), "the failed relay's entry is written through the client");
+    StartBatch direct = assertInstanceOf(StartBatch.class, sent.get(0));
+    assertEquals(y.id(), direct.starts()[0].id());
+    assertTrue(failedStarts.isEmpty());
+  }
+
   @Test
   void startsAndEveryLedGroupsBatchesToOneGroupTravelInOneEntry() {
     proposals(g0, G0, 5);
