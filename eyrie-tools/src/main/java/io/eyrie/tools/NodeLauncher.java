@@ -11,12 +11,13 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.ratis.metrics.MetricRegistries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one node process of a cluster for any service: starts the node, serves {@code /metrics}
- * and {@code /ready} when a port is given (Ratis's metrics included), and on shutdown
+ * and {@code /ready} when a port is given, publishes Ratis's metrics on JMX, and on shutdown
  * (SIGTERM, Ctrl-C) hands the leadership of the groups it leads to other nodes before closing,
  * so that a planned restart costs no election timeout. {@code bin/eyrie node} and
  * {@code chirper node} are thin front ends.
@@ -50,6 +51,7 @@ public final class NodeLauncher {
    */
   public static NodeLauncher start(ClusterConfig cluster, int id, Path data, NodeApp app, int metricsPort,
       PrintStream out) throws IOException {
+    MetricRegistries.global().enableJmxReporter();
     Node node = Node.start(cluster, id, data, app, NodeOptions.defaults());
     NodeHttp http;
     try {
