@@ -142,7 +142,8 @@ final class Table1Cell implements AutoCloseable {
   /**
    * One cell from several measured windows of the same cell: throughput and the per-command costs
    * are the means over the windows, latencies the medians of the windows' percentiles, counts
-   * their sums; the samples and the largest share are the last window's.
+   * their sums; the samples (warm-up and every window of the cell, in order) and the largest share
+   * are the last window's view.
    */
   static Table1.Cell combine(List<Table1.Cell> windows) {
     if (windows.size() == 1) {

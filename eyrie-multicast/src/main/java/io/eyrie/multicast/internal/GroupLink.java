@@ -75,8 +75,9 @@ final class GroupLink implements AutoCloseable {
   private boolean closed;
   /** Ratis requests sent (each one log entry). */
   final AtomicLong requests = new AtomicLong();
-  /** Requests relayed to the leader's node (not log entries of their own). */
+  /** Requests relayed to the leader's node (not log entries of their own), and those it answered. */
   final AtomicLong relays = new AtomicLong();
+  final AtomicLong relaysAnswered = new AtomicLong();
   /** Requests that carried starts, and the starts they carried. */
   final AtomicLong startEntries = new AtomicLong();
   final AtomicLong starts = new AtomicLong();
@@ -210,8 +211,14 @@ final class GroupLink implements AutoCloseable {
         while (withStarts && !queue.isEmpty() && batch.size() < maxStarts) {
           batch.add(queue.poll());
         }
-        rel = new ArrayList<>(relayedQueue);
-        relayedQueue.clear();
+        // Relayed entries join up to the start limit (at least one goes), the rest wait.
+        rel = new ArrayList<>();
+        int count = batch.size();
+        while (!relayedQueue.isEmpty() && (rel.isEmpty() || count + relayedQueue.peek().starts().size() <= maxStarts)) {
+          Relayed r = relayedQueue.poll();
+          count += r.starts().size();
+          rel.add(r);
+        }
         // Reserved while the senders are asked.
         if (withStarts) {
           startsInFlight++;
@@ -270,14 +277,27 @@ final class GroupLink implements AutoCloseable {
     }
     // What other nodes relayed here is never relayed on (two nodes with stale views of the
     // leader could pass it back and forth): it is written from here.
-    CompletableFuture<byte[]> relayed = relay && rel.isEmpty() && !client.leadsLocally()
-        ? relayer.relay(group, entry) : null;
+    CompletableFuture<byte[]> relayed = null;
+    if (relay && rel.isEmpty() && !client.leadsLocally()) {
+      try {
+        relayed = relayer.relay(group, entry);
+      } catch (RuntimeException e) {
+        LOG.debug("relaying to {} failed at once ({}); writing directly", group, e.toString());
+      }
+    }
     if (relayed != null) {
       relays.incrementAndGet();
       List<Wire.Start> all = starts;
       relayed.whenComplete((body, err) -> {
+        boolean closing;
+        synchronized (this) {
+          closing = closed;
+        }
         if (err == null) {
+          relaysAnswered.incrementAndGet();
           done(batch, parts, rel, ByteBuffer.wrap(body), null);
+        } else if (closing) {
+          done(batch, parts, rel, null, err); // the node is closing: no new writes
         } else {
           // The leader moved, the connection failed or the answer is late: write it ourselves.
           LOG.debug("relaying to {} failed ({}); writing directly", group, err.toString());
@@ -366,7 +386,7 @@ final class GroupLink implements AutoCloseable {
   /** Describes the link's state for diagnosis. */
   synchronized String describe() {
     return "link to " + group + ": queued=" + queue.size() + " relayed=" + relayedQueue.size() + " inFlight="
-        + startsInFlight + "+" + channelOnlyInFlight + " requests=" + requests.get() + " relays=" + relays.get()
+        + startsInFlight + "+" + channelOnlyInFlight + " requests=" + requests.get() + " relays=" + relays.get() + " answered=" + relaysAnswered.get()
         + " senders=" + senders.size();
   }
 

@@ -104,6 +104,10 @@ final class NodeRelay implements AutoCloseable {
       }
       CompletableFuture<Channel> f = new CompletableFuture<>();
       ClusterConfig.NodeInfo info = cluster.get().nodes().get(n);
+      if (info == null) {
+        f.completeExceptionally(new IllegalStateException("node " + n + " is not in the cluster"));
+        return f;
+      }
       try {
         bootstrap.connect(info.host(), info.clientPort()).addListener((ChannelFutureListener) c -> {
           if (c.isSuccess()) {

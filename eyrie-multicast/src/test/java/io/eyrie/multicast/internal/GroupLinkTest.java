@@ -224,6 +224,11 @@ class GroupLinkTest {
     StartBatch direct = assertInstanceOf(StartBatch.class, sent.get(0));
     assertEquals(y.id(), direct.starts()[0].id());
     assertTrue(failedStarts.isEmpty());
+    replies.get(0).complete(reply());
+    assertTrue(link.describe().contains("inFlight=0+0"), "the window is free again: " + link.describe());
+    link.submit(single());
+    assertEquals(3, relayedOut.size(), "and the next request is relayed again");
+    assertTrue(link.describe().contains("relays=3 answered=1"), link.describe());
   }
 
   @Test
@@ -296,22 +301,31 @@ class GroupLinkTest {
       link.pump(true);
       Thread.onSpinWait();
     }
-    assertEquals(2, sent.size(), "the channels resend after their pause");
-    Object again = sent.get(1);
-    List<ChannelBatch> batches = again instanceof Bundle b ? List.of(b.batches()) : List.of((ChannelBatch) again);
+    assertTrue(sent.size() >= 2, "the channels resend after their pause");
+    // Both channels may not pause out at the same instant: the second may resend in a request of
+    // its own (channel batches do not wait behind one another), or after the first is answered.
     long covered = 0;
-    for (ChannelBatch cb : batches) {
-      assertEquals(0, cb.firstSeq(), "resent from the failed batch of " + cb.from());
-      covered += cb.items().length;
+    int next = 1;
+    while (covered < 6 && System.nanoTime() < deadline) {
+      if (next < sent.size()) {
+        Object again = sent.get(next);
+        List<ChannelBatch> batches = again instanceof Bundle b ? List.of(b.batches()) : List.of((ChannelBatch) again);
+        for (ChannelBatch cb : batches) {
+          assertEquals(0, cb.firstSeq(), "resent from the failed batch of " + cb.from());
+          covered += cb.items().length;
+        }
+        if (again instanceof Bundle b) {
+          assertNull(b.starts(), "a failed start is not resent by the link: its submitter decides");
+        }
+        replies.get(next).complete(reply(apply(again)));
+        next++;
+      } else {
+        link.pump(true);
+        Thread.onSpinWait();
+      }
     }
-    if (again instanceof Bundle b) {
-      assertNull(b.starts(), "a failed start is not resent by the link: its submitter decides");
-    }
-    // Both channels may not have paused out at the same instant; whatever is left goes next.
-    if (covered < 6) {
-      replies.get(1).complete(reply(apply(again)));
-      assertEquals(3, sent.size());
-    }
+    assertEquals(6, covered, "every item of both channels was sent again");
+    assertTrue(sent.size() <= 3, "at most one request per channel: " + sent.size());
   }
 
   @Test
