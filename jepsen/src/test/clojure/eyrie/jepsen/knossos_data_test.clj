@@ -2,10 +2,10 @@
   "Optional self-test of the linearizability checker on Knossos' cas-register corpus
   (third-party data the repository does not carry): when
   `knossos-cas-register/{good,bad}` exists under the test data directory (see
-  eyrie.jepsen.testdata: property eyrie.testdata.dir, else ../shared/testdata beside
-  the repository), every good history must be valid and every bad one invalid, with
-  per-file timings, slowest first, in target/knossos-timings-{good,bad}.txt. When it is
-  absent the tests print \"knossos corpus not found at DIR: skipped\" and pass; the
+  eyrie.jepsen.testdata: property eyrie.testdata.dir or variable EYRIE_TESTDATA_DIR),
+  every good history must be valid and every bad one invalid, with per-file timings,
+  slowest first, in target/knossos-timings-{good,bad}.txt. When it is not named or
+  absent the tests print \"knossos corpus not found ...: skipped\" and pass; the
   checker's own self-test data is in checker-selftest-test."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
@@ -49,8 +49,12 @@
             (testing file
               (is (expect (:valid? result))
                   (str file " => " (pr-str (select-keys result [:valid? :cause :op]))))))))
-      (let [msg (str "knossos corpus not found at "
-                     (.getCanonicalPath (io/file (testdata/base-dir) sub)) ": skipped")]
+      (let [base (testdata/base-dir)
+            msg  (if base
+                   (str "knossos corpus not found at "
+                        (.getCanonicalPath (io/file base sub)) ": skipped")
+                   (str "knossos corpus not found (name its directory with -Deyrie.testdata.dir=DIR"
+                        " or EYRIE_TESTDATA_DIR): skipped"))]
         (println msg) ; ClojureTestSuiteTest echoes a test's output to the build log
         (is true msg)))))
 

@@ -1,35 +1,26 @@
 (ns eyrie.jepsen.testdata
   "Locates optional external test data (the Knossos corpus), which the repository does
-  not carry. The system property eyrie.testdata.dir names the directory when set
-  (e.g. `./mvnw test -Deyrie.testdata.dir=/data/testdata`); otherwise it is
-  `../shared/testdata` relative to the repository root, found at run time as the
-  nearest ancestor of the working directory that holds `mvnw` and `jepsen/`. Tests that
-  need such data skip, saying so, when it is absent."
+  not carry. The system property eyrie.testdata.dir or the environment variable
+  EYRIE_TESTDATA_DIR names the directory (e.g. `./mvnw test -Deyrie.testdata.dir=/data/testdata`);
+  there is no default. Tests that need such data skip, saying so, when it is not named
+  or absent."
   (:require [clojure.java.io :as io]))
 
-(defn repo-root
-  "The repository root: the nearest ancestor of the working directory (itself included)
-  holding `mvnw` and a `jepsen` directory, or nil."
-  []
-  (->> (.getCanonicalFile (io/file (System/getProperty "user.dir")))
-       (iterate #(.getParentFile ^java.io.File %))
-       (take-while some?)
-       (filter #(and (.isFile (io/file % "mvnw")) (.isDirectory (io/file % "jepsen"))))
-       first))
-
 (defn base-dir
-  "Where external test data is looked for (a File, which may not exist)."
+  "Where external test data is looked for (a File, which may not exist), or nil when
+  neither the system property eyrie.testdata.dir nor the environment variable
+  EYRIE_TESTDATA_DIR names a directory."
   []
-  (if-let [p (System/getProperty "eyrie.testdata.dir")]
-    (io/file p)
-    (io/file (or (repo-root) (io/file (System/getProperty "user.dir"))) ".." "shared" "testdata")))
+  (when-let [p (or (System/getProperty "eyrie.testdata.dir") (System/getenv "EYRIE_TESTDATA_DIR"))]
+    (io/file p)))
 
 (defn dir
   "The existing directory `sub` (e.g. \"knossos-cas-register/good\") under `base-dir`,
-  canonical, or nil."
+  canonical, or nil (also when no directory is named)."
   [sub]
-  (let [f (.getCanonicalFile (io/file (base-dir) sub))]
-    (when (.isDirectory f) f)))
+  (when-let [base (base-dir)]
+    (let [f (.getCanonicalFile (io/file base sub))]
+      (when (.isDirectory f) f))))
 
 (defn edn-files
   "The .edn files directly in dir, sorted by name."

@@ -9,8 +9,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -43,11 +41,7 @@ final class ClientConnection {
     this.bootstrap = bootstrap.handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
-        ch.pipeline()
-            .addLast(new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4))
-            .addLast(new LengthFieldPrepender(4))
-            .addLast(new FrameCodec(codec))
-            .addLast(new ReplyHandler());
+        FrameCodec.addFraming(ch.pipeline(), codec, maxFrameBytes).addLast(new ReplyHandler());
       }
     });
   }

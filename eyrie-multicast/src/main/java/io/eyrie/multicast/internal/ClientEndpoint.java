@@ -14,8 +14,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.EncoderException;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -114,10 +112,7 @@ public final class ClientEndpoint implements AutoCloseable {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
-        ch.pipeline()
-            .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4))
-            .addLast("framePrepender", new LengthFieldPrepender(4))
-            .addLast("frameCodec", new FrameCodec(codec))
+        FrameCodec.addFraming(ch.pipeline(), codec, maxFrameBytes)
             .addLast("requests", new RequestDispatcher(handler, maxFrameBytes));
       }
     };

@@ -4,7 +4,10 @@ import io.eyrie.multicast.Codec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.codec.MessageToMessageCodec;
 import java.util.List;
 
@@ -37,6 +40,17 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
   }
 
   private final Codec codec;
+
+  /**
+   * Adds the framing every Eyrie connection uses (clients' and nodes' to a node's client port,
+   * and the port's own) to a pipeline: a 4-byte length prefix, frames of at most {@code
+   * maxFrameBytes} including it, and the Kryo objects in them.
+   */
+  public static ChannelPipeline addFraming(ChannelPipeline p, Codec codec, int maxFrameBytes) {
+    return p.addLast("frameDecoder", new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4))
+        .addLast("framePrepender", new LengthFieldPrepender(4))
+        .addLast("frameCodec", new FrameCodec(codec));
+  }
 
   /**
    * Creates a frame codec.

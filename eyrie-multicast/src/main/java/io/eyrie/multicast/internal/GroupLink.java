@@ -43,12 +43,6 @@ final class GroupLink implements AutoCloseable {
   private final Runnable retrySoon;
   private final List<ChannelSender> senders = new CopyOnWriteArrayList<>();
   private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
-  /**
-   * With relays on: one request in flight in all (not one for starts and more for channel
-   * batches), and when this node does not lead the group, requests are relayed to the node that
-   * does, which puts them into its own next entry.
-   */
-  private final boolean relay;
   /** Entries other nodes relayed to this one, the group's leader, for its next request. */
   private final ArrayDeque<Relayed> relayedQueue = new ArrayDeque<>();
 
@@ -57,6 +51,11 @@ final class GroupLink implements AutoCloseable {
     CompletableFuture<byte[]> relay(GroupId group, Object entry);
   }
 
+  /**
+   * With relays on (not null): one request in flight in all (not one for starts and more for
+   * channel batches), and when this node does not lead the group, requests are relayed to the
+   * node that does, which puts them into its own next entry.
+   */
   private final Relayer relayer;
 
   /** A relayed entry's parts and the answer owed to the node that relayed it. */
@@ -93,7 +92,6 @@ final class GroupLink implements AutoCloseable {
   GroupLink(GroupId group, RaftClientHolder client, Codec codec, int window, int maxStarts,
       BiConsumer<List<Wire.Start>, Throwable> onStartFailure, Runnable retrySoon, Relayer relayer) {
     this.group = group;
-    this.relay = relayer != null;
     this.relayer = relayer;
     this.retrySoon = retrySoon;
     this.client = client;
@@ -200,7 +198,7 @@ final class GroupLink implements AutoCloseable {
         if (closed) {
           return;
         }
-        if (relay && startsInFlight + channelOnlyInFlight >= window) {
+        if (relayer != null && startsInFlight + channelOnlyInFlight >= window) {
           return; // one stream: what comes meanwhile goes in the next request
         }
         withStarts = startsInFlight < window && !queue.isEmpty();
@@ -278,7 +276,7 @@ final class GroupLink implements AutoCloseable {
     // What other nodes relayed here is never relayed on (two nodes with stale views of the
     // leader could pass it back and forth): it is written from here.
     CompletableFuture<byte[]> relayed = null;
-    if (relay && rel.isEmpty() && !client.leadsLocally()) {
+    if (relayer != null && rel.isEmpty() && !client.leadsLocally()) {
       try {
         relayed = relayer.relay(group, entry);
       } catch (RuntimeException e) {

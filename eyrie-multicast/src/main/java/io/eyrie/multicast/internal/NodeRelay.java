@@ -13,8 +13,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -60,11 +58,7 @@ final class NodeRelay implements AutoCloseable {
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
-            ch.pipeline()
-                .addLast(new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4))
-                .addLast(new LengthFieldPrepender(4))
-                .addLast(new FrameCodec(codec))
-                .addLast(new Replies());
+            FrameCodec.addFraming(ch.pipeline(), codec, maxFrameBytes).addLast(new Replies());
           }
         });
   }
