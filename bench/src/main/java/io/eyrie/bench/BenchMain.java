@@ -197,6 +197,7 @@ public final class BenchMain {
    */
   public static void main(String[] args) throws Exception {
     System.setProperty("java.awt.headless", "true");
+    io.eyrie.multicast.Node.prepareJvm();
     if (args.length > 0 && args[0].equals("jmh") && !(args.length == 2 && args[1].equals("--help"))) {
       org.openjdk.jmh.Main.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;

@@ -79,6 +79,7 @@ public final class MulticastBenchmark {
     if (System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY) == null) {
       System.setProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY, String.valueOf(NodeOptions.EVENT_LOOP_THREADS_DEFAULT));
     }
+    io.eyrie.multicast.Node.prepareJvm();
     boolean dssmr = Boolean.parseBoolean(o.getOrDefault("dssmr", "true"));
     int isolated = Integer.parseInt(o.getOrDefault("isolated", "300"));
     boolean rawPhase = Boolean.parseBoolean(o.getOrDefault("raw", "true"));

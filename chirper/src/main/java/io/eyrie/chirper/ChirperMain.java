@@ -36,6 +36,7 @@ public final class ChirperMain {
     if (args.length > 0 && args[0].equals("node") && System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "eyrie-logback.xml");
     }
+    io.eyrie.multicast.Node.prepareJvm();
     System.exit(run(args, System.out, System.err));
   }
 

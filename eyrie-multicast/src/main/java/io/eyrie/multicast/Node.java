@@ -53,7 +53,24 @@ public final class Node implements AutoCloseable {
 
   static {
     // Before any Ratis server or client loads the shaded Netty's event loops.
-    RatisSupport.configureNetty();
+    RatisSupport.configureJvm();
+  }
+
+  /**
+   * Prepares this JVM for Eyrie: sets, unless already set, the properties that Ratis's shaded
+   * Netty and the JDK read once when their classes load (event-loop threads; on a machine with at
+   * most two cores, the common fork-join pool's parallelism, without which every async task of
+   * {@code CompletableFuture} starts a thread: Ratis runs one per appendEntries). Loading this
+   * class does it; an application that uses {@code CompletableFuture} or a fork-join pool before
+   * it starts a node should call this first thing in {@code main}, or pass {@code
+   * -Djava.util.concurrent.ForkJoinPool.common.parallelism=2}.
+   *
+   * @return true if async tasks of {@code CompletableFuture} run on the common pool in this JVM
+   *     (false: it was initialised too early, and a warning was logged)
+   */
+  public static boolean prepareJvm() {
+    RatisSupport.configureJvm();
+    return RatisSupport.asyncTasksPooled();
   }
 
   /** The cluster file's configuration with the groups added to the running cluster since. */

@@ -29,6 +29,7 @@ public final class NodeMain {
    * @throws Exception if the node cannot start
    */
   public static void main(String[] args) throws Exception {
+    Node.prepareJvm();
     Map<String, String> opts;
     try {
       opts = parse(args);

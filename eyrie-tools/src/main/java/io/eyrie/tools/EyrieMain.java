@@ -36,6 +36,7 @@ public final class EyrieMain {
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "eyrie-logback.xml");
     }
+    io.eyrie.multicast.Node.prepareJvm();
     System.exit(run(args, System.out, System.err));
   }
 

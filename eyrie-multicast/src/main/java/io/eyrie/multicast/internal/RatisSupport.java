@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
@@ -47,21 +49,56 @@ public final class RatisSupport {
    */
   public static final int EVENT_LOOP_THREADS_DEFAULT = io.eyrie.multicast.NodeOptions.EVENT_LOOP_THREADS_DEFAULT;
 
+  /** The JDK's system property giving the parallelism of the common fork-join pool. */
+  public static final String COMMON_POOL_PARALLELISM_PROPERTY = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   static {
-    configureNetty();
+    configureJvm();
   }
 
   private RatisSupport() {}
 
   /**
-   * Sets the shaded Netty's event-loop thread count unless the user set it. It must run before
-   * any shaded Netty event-loop class is loaded (Netty reads the property once); {@link
-   * io.eyrie.multicast.Node} calls it in its static initializer, and loading this class does.
+   * Sets, unless the user set them, the JVM-wide properties Eyrie needs before the classes that
+   * read them load: the shaded Netty's event-loop thread count (Netty reads it once), and on a
+   * machine with at most two cores the common fork-join pool's parallelism (see {@link
+   * #configureCommonPool}). {@link io.eyrie.multicast.Node} calls it in its static initializer,
+   * loading this class does, and Eyrie's launchers call it first thing in {@code main}.
    */
-  public static void configureNetty() {
+  public static void configureJvm() {
     if (System.getProperty(EVENT_LOOP_THREADS_PROPERTY) == null) {
       System.setProperty(EVENT_LOOP_THREADS_PROPERTY, String.valueOf(EVENT_LOOP_THREADS_DEFAULT));
     }
+    configureCommonPool();
+  }
+
+  /**
+   * Gives the common fork-join pool a parallelism of 2 on a machine with at most two cores,
+   * unless the user set it. The JDK sizes that pool at cores - 1, and when that is 1 every
+   * {@code CompletableFuture} task run "async" without an executor starts a thread of its own
+   * (the JDK's {@code ThreadPerTaskExecutor}). Ratis 3.3.0 does that for every appendEntries a
+   * follower takes ({@code ServerImplUtils.NavigableIndices.append}): on 2 cores a loaded cluster
+   * started and ended about 2,500 threads per second. The setting only takes effect if neither
+   * {@code ForkJoinPool} nor {@code CompletableFuture} was initialised before; if one was, a
+   * warning says which flag to pass.
+   */
+  static void configureCommonPool() {
+    if (Runtime.getRuntime().availableProcessors() <= 2 && System.getProperty(COMMON_POOL_PARALLELISM_PROPERTY) == null) {
+      System.setProperty(COMMON_POOL_PARALLELISM_PROPERTY, "2");
+    }
+    if (!asyncTasksPooled() && !warnedThreadPerTask) {
+      warnedThreadPerTask = true;
+      org.slf4j.LoggerFactory.getLogger(RatisSupport.class).warn("CompletableFuture starts a thread per async task in this JVM (common pool parallelism {}), which costs"
+          + " Ratis much CPU; start the JVM with -D{}=2", ForkJoinPool.getCommonPoolParallelism(),
+          COMMON_POOL_PARALLELISM_PROPERTY);
+    }
+  }
+
+  private static volatile boolean warnedThreadPerTask;
+
+  /** True if async {@code CompletableFuture} tasks without an executor run on the common pool, not a thread each. */
+  public static boolean asyncTasksPooled() {
+    return new CompletableFuture<Void>().defaultExecutor() instanceof ForkJoinPool;
   }
 
   private static java.util.logging.Logger quiet(String name) {

@@ -57,7 +57,7 @@ public final class RawRatisBaseline implements AutoCloseable {
    * partition only in what runs above Ratis.
    */
   public RawRatisBaseline() throws IOException {
-    RatisSupport.configureNetty();
+    RatisSupport.configureJvm();
     SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     dir = Files.createTempDirectory("eyrie-raw-ratis-").toFile();
     List<RaftPeer> peers = new ArrayList<>();

@@ -289,6 +289,7 @@ public final class JepsenNode {
    * @throws Exception if the node cannot start
    */
   public static void main(String[] args) throws Exception {
+    io.eyrie.multicast.Node.prepareJvm();
     Map<String, String> opts;
     try {
       opts = parse(args);
