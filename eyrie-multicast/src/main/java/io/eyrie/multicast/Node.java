@@ -551,7 +551,8 @@ public final class Node implements AutoCloseable {
   /*
    * Leaders spread over the nodes: each group has a preferred node (RatisSupport.preferredLeader,
    * rotated by group), and a node that leads a group preferred elsewhere hands it over, at once
-   * after start-up and again once the preferred node is back after a failover. Done with Ratis's
+   * after start-up, and after a failover once the preferred node is back and has kept up for
+   * {@link #HAND_BACK_SETTLE_NANOS}. Done with Ratis's
    * leadership transfer rather than Ratis priorities: with priorities, Ratis refuses to transfer
    * leadership to a lower-priority member, which a node shutting down must be able to do.
    */
@@ -571,10 +572,7 @@ public final class Node implements AutoCloseable {
       if (stopping || preferred == nodeId || !isLeader(g) || now < nextBalance.getOrDefault(g, 0L)) {
         continue;
       }
-      if (!caughtUp(g, preferred)) {
-        // A transfer to a node that is behind (just restarted, replaying or installing a
-        // snapshot) holds the group's writes until it catches up or the transfer times out;
-        // wait until it has caught up instead.
+      if (!readyToLead(g, preferred, now)) {
         continue;
       }
       try {
@@ -583,6 +581,7 @@ public final class Node implements AutoCloseable {
             RatisSupport.peerId(preferred), 3000));
         if (r.isSuccess()) {
           LOG.info("node {}: handed the leadership of {} to its preferred node {}", nodeId, g, preferred);
+          absentSince.remove(g);
           continue;
         }
       } catch (IOException | RuntimeException e) {
@@ -597,13 +596,32 @@ public final class Node implements AutoCloseable {
   static final long TRANSFER_LAG_ENTRIES = 64;
   /** How recently the leader must have heard from a follower that takes the leadership. */
   static final long TRANSFER_SILENCE_MS = 500;
+  /** A follower silent this long is taken for down (restarted, or cut off) until it keeps up again. */
+  static final long ABSENT_SILENCE_MS = 3000;
+  /**
+   * How long a preferred node that was down must have kept up before it gets the leadership back.
+   * Handed back seconds after its JVM started, it served its groups slowly: the failover runs of
+   * 2026-11-25 saw about 3 s without answers right after the hand-back (bench/RESULTS.md).
+   */
+  static final long HAND_BACK_SETTLE_NANOS = 10_000_000_000L;
 
   /**
-   * True if this node leads the group and the follower {@code to} answered recently and has
-   * nearly every entry this leader applied. Reads the leader's view of its followers (Ratis lists
-   * the followers' match indices and their RPC info in the same order).
+   * For each group this node leads whose preferred node was seen down: since when (nanoTime) it
+   * has kept up again, or {@code Long.MIN_VALUE} while it has not.
    */
-  private boolean caughtUp(GroupId g, int to) {
+  private final Map<GroupId, Long> absentSince = new ConcurrentHashMap<>();
+
+  /**
+   * True if the preferred node {@code to} may take the leadership of {@code g} now: it answered
+   * recently and has nearly every entry this leader applied (a transfer to a node that is behind,
+   * just restarted, replaying or installing a snapshot, holds the group's writes until it catches
+   * up or the transfer times out), and, if this leader saw it down, it has kept up since for
+   * {@link #HAND_BACK_SETTLE_NANOS}. Reads the leader's view of its followers (Ratis lists the
+   * followers' match indices and their RPC info in the same order).
+   */
+  private boolean readyToLead(GroupId g, int to, long now) {
+    long silenceMs;
+    boolean caughtUp;
     try {
       org.apache.ratis.server.RaftServer.Division d = server.getDivision(RatisSupport.raftGroupId(g));
       org.apache.ratis.server.DivisionInfo info = d.getInfo();
@@ -613,16 +631,28 @@ public final class Node implements AutoCloseable {
       long[] match = info.getFollowerMatchIndices();
       var followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
       long applied = info.getLastAppliedIndex();
-      for (int i = 0; i < followers.size() && i < match.length; i++) {
-        var f = followers.get(i);
-        if (RatisSupport.nodeId(org.apache.ratis.protocol.RaftPeerId.valueOf(f.getId().getId())) == to) {
-          return f.getLastRpcElapsedTimeMs() <= TRANSFER_SILENCE_MS && match[i] >= applied - TRANSFER_LAG_ENTRIES;
-        }
+      int i = 0;
+      while (i < followers.size() && i < match.length
+          && RatisSupport.nodeId(org.apache.ratis.protocol.RaftPeerId.valueOf(followers.get(i).getId().getId())) != to) {
+        i++;
       }
-      return false;
+      if (i == followers.size() || i == match.length) {
+        return false;
+      }
+      silenceMs = followers.get(i).getLastRpcElapsedTimeMs();
+      caughtUp = silenceMs <= TRANSFER_SILENCE_MS && match[i] >= applied - TRANSFER_LAG_ENTRIES;
     } catch (IOException | RuntimeException e) {
       return false;
     }
+    if (silenceMs >= ABSENT_SILENCE_MS) {
+      absentSince.put(g, Long.MIN_VALUE);
+    }
+    if (!caughtUp) {
+      absentSince.computeIfPresent(g, (k, v) -> Long.MIN_VALUE);
+      return false;
+    }
+    Long since = absentSince.computeIfPresent(g, (k, v) -> v == Long.MIN_VALUE ? now : v);
+    return since == null || now - since >= HAND_BACK_SETTLE_NANOS;
   }
 
   private void closeQuietly() {

@@ -61,6 +61,36 @@ class LeaderPlacementTest {
     }
   }
 
+  @Test
+  void aPreferredNodeThatWasDownGetsItsGroupsBackOnlyAfterKeepingUpForAWhile() {
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
+        .options(NodeOptions.newBuilder().electionTimeoutMs(500, 1000).build())
+        .deliverers(new EchoDeliverers()).start()) {
+      c.awaitLeaders(Duration.ofSeconds(60));
+      awaitPreferred(c, Duration.ofSeconds(60));
+      GroupId g = c.cluster().partitions().get(0);
+      int victim = RatisSupport.preferredLeader(c.cluster(), g);
+      c.kill(victim);
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (c.leaderOf(g) == 0 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(20_000_000L);
+      }
+      assertNotEquals(0, c.leaderOf(g), "a new leader while the preferred node is down");
+      // Down long enough for the new leader to take it for absent, not just slow.
+      long absentUntil = System.nanoTime() + (Node.ABSENT_SILENCE_MS + 1000) * 1_000_000L;
+      while (System.nanoTime() < absentUntil) {
+        assertNotEquals(victim, c.leaderOf(g), "the group stays with a live node while its preferred node is down");
+        LockSupport.parkNanos(50_000_000L);
+      }
+      long restarted = System.nanoTime();
+      c.restart(victim);
+      awaitPreferred(c, Duration.ofSeconds(60));
+      long backAfterMs = (System.nanoTime() - restarted) / 1_000_000L;
+      assertTrue(backAfterMs >= Node.HAND_BACK_SETTLE_NANOS / 1_000_000L,
+          "the leadership went back " + backAfterMs + " ms after the restart, before the node kept up for the settle time");
+    }
+  }
+
   /** Waits until every group is led by its preferred node; fails with the placement otherwise. */
   private static void awaitPreferred(EmbeddedCluster c, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
