@@ -46,15 +46,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class Node implements AutoCloseable {
   static {
+    // Before any Ratis server or client loads the shaded Netty's event loops, and before logging
+    // starts (a logging configuration could touch the common pool).
+    RatisSupport.configureJvm();
     LogDefaults.apply(); // before Ratis or Netty log anything
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
-
-  static {
-    // Before any Ratis server or client loads the shaded Netty's event loops.
-    RatisSupport.configureJvm();
-  }
 
   /**
    * Prepares this JVM for Eyrie: sets, unless already set, the properties that Ratis's shaded
@@ -551,8 +549,8 @@ public final class Node implements AutoCloseable {
   /*
    * Leaders spread over the nodes: each group has a preferred node (RatisSupport.preferredLeader,
    * rotated by group), and a node that leads a group preferred elsewhere hands it over, at once
-   * after start-up, and after a failover once the preferred node is back and has kept up for
-   * {@link #HAND_BACK_SETTLE_NANOS}. Done with Ratis's
+   * after start-up, and once a preferred node that was silent for a while (down, restarted,
+   * started late) has kept up for {@link #HAND_BACK_SETTLE_NANOS}. Done with Ratis's
    * leadership transfer rather than Ratis priorities: with priorities, Ratis refuses to transfer
    * leadership to a lower-priority member, which a node shutting down must be able to do.
    */
@@ -569,6 +567,9 @@ public final class Node implements AutoCloseable {
     for (GroupId g : groups()) {
       int preferred = RatisSupport.preferredLeader(cluster, g);
       long now = System.nanoTime();
+      if (!stopping && preferred != nodeId && !isLeader(g)) {
+        absentSince.remove(g); // what this node saw as leader no longer holds
+      }
       if (stopping || preferred == nodeId || !isLeader(g) || now < nextBalance.getOrDefault(g, 0L)) {
         continue;
       }
@@ -615,8 +616,9 @@ public final class Node implements AutoCloseable {
    * True if the preferred node {@code to} may take the leadership of {@code g} now: it answered
    * recently and has nearly every entry this leader applied (a transfer to a node that is behind,
    * just restarted, replaying or installing a snapshot, holds the group's writes until it catches
-   * up or the transfer times out), and, if this leader saw it down, it has kept up since for
-   * {@link #HAND_BACK_SETTLE_NANOS}. Reads the leader's view of its followers (Ratis lists the
+   * up or the transfer times out), and, if this leader saw it silent for {@link #ABSENT_SILENCE_MS}
+   * (down, restarted, or started well after the others: in each case a cold JVM), it first caught
+   * up at least {@link #HAND_BACK_SETTLE_NANOS} ago. Reads the leader's view of its followers (Ratis lists the
    * followers' match indices and their RPC info in the same order).
    */
   private boolean readyToLead(GroupId g, int to, long now) {
@@ -648,7 +650,7 @@ public final class Node implements AutoCloseable {
       absentSince.put(g, Long.MIN_VALUE);
     }
     if (!caughtUp) {
-      absentSince.computeIfPresent(g, (k, v) -> Long.MIN_VALUE);
+      // A slow answer or a short lag under load does not restart the settle time: only an absence does.
       return false;
     }
     Long since = absentSince.computeIfPresent(g, (k, v) -> v == Long.MIN_VALUE ? now : v);

@@ -60,10 +60,16 @@ class PrepareJvmTest {
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(PrepareJvmTest.class.getName());
     cmd.addAll(args);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the probe JVM did not exit");
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    Path log = java.nio.file.Files.createTempFile("prepare-jvm", ".txt");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    try {
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the probe JVM did not exit");
+      String out = java.nio.file.Files.readString(log, StandardCharsets.UTF_8);
+      assertEquals(0, p.exitValue(), out);
+      return out;
+    } finally {
+      p.destroyForcibly();
+      java.nio.file.Files.deleteIfExists(log);
+    }
   }
 }
