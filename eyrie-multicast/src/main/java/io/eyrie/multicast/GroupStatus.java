@@ -103,7 +103,12 @@ public record GroupStatus(GroupId group, String raftGroupId, int leader, long te
         clients.add(client);
         List<CompletableFuture<Object[]>> answers = new ArrayList<>();
         for (int m : cluster.group(g).members()) {
-          answers.add(CompletableFuture.supplyAsync(() -> ask(client, g, m)));
+          // A thread each, not the common pool, which Ratis needs and these blocking asks would hold.
+          answers.add(CompletableFuture.supplyAsync(() -> ask(client, g, m), r -> {
+            Thread t = new Thread(r, "eyrie-status-" + g.name() + "-" + m);
+            t.setDaemon(true);
+            t.start();
+          }));
         }
         asked.put(g, answers);
       }

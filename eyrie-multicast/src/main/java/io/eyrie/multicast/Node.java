@@ -495,7 +495,14 @@ public final class Node implements AutoCloseable {
     }
     List<CompletableFuture<Boolean>> moves = new java.util.ArrayList<>();
     for (GroupId g : led) {
-      moves.add(CompletableFuture.supplyAsync(() -> transfer(g, timeout)));
+      // A thread each, not the common pool: a transfer blocks for up to its timeout, and Ratis
+      // runs its followers' appendEntries on that pool (2 workers on 2 cores), which a transfer
+      // may need in this JVM (embedded clusters).
+      moves.add(CompletableFuture.supplyAsync(() -> transfer(g, timeout), r -> {
+        Thread t = new Thread(r, "eyrie-handoff-" + g.name());
+        t.setDaemon(true);
+        t.start();
+      }));
     }
     List<GroupId> moved = new java.util.ArrayList<>();
     for (int i = 0; i < led.size(); i++) {
