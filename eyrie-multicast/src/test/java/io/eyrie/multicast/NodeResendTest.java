@@ -88,10 +88,13 @@ class NodeResendTest {
         Wire.ClientReply pong = assertInstanceOf(Wire.ClientReply.class, raw.receive());
         assertEquals(3, pong.requestId());
         assertEquals(GroupState.OK, pong.status());
+        // Open the gate first: the traffic counters read p0's state, whose lock the held message's
+        // execution keeps until the gate opens (reading first waited out the gate's 60 s).
+        // Nothing is submitted once the gate opens: the counts are what the requests above caused.
+        gate.countDown();
         assertEquals(2, n1.traffic().starts() - startsBefore,
             "starts submitted by node 1: hold once (to its reply group p0 only: a 2-group message reaches p1 through"
                 + " p0's proposal), ping to p2; the resend joined the first request");
-        gate.countDown();
         Map<Long, Wire.ClientReply> replies = new HashMap<>();
         for (int i = 0; i < 2; i++) {
           Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, raw.receive());
