@@ -19,6 +19,7 @@ import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,22 @@ final class PartitionServer implements Deliverer {
   private final ClusterConfig cluster;
   private final Codec codec;
   private Map<ObjId, PRObject> view;
+  /** The command being executed on local objects only: getObject returns its objects alone. */
+  private Command running;
+  /**
+   * The objects of the commands that started here and wait for another group off the queue
+   * ({@link Execution#resumeLater}): an S-SMR access for the other partitions' values, a create or
+   * delete for the oracle's verdict, a move's destination for the source's values. Declared
+   * objects, present or not. Replicated (in the snapshot).
+   */
+  private final java.util.TreeSet<ObjId> held = new java.util.TreeSet<>();
+  /**
+   * The commands that could not start because an object of theirs is held or claimed by a command
+   * blocked before them ({@link Execution#blocked}), in delivery order, with their objects. With
+   * {@link #held} this keeps every object's commands in delivery order while commands on other
+   * objects go on (docs/design.md 6). Replicated (in the snapshot).
+   */
+  private final java.util.LinkedHashMap<MsgId, ObjId[]> waiting = new java.util.LinkedHashMap<>();
   private long executed;
   private long multiPartition;
   private long retries;
@@ -60,7 +77,12 @@ final class PartitionServer implements Deliverer {
 
   /** The object the running command sees: from its combined view during S-SMR, else local. */
   PRObject object(ObjId id) {
-    return view != null ? view.get(id) : objects.get(id);
+    if (view != null) {
+      return view.get(id);
+    }
+    // Only the command's declared objects: another may be held by an S-SMR access in progress,
+    // which is ordered before this command.
+    return running == null || running.objects().contains(id) ? objects.get(id) : null;
   }
 
   java.util.Set<ObjId> localIds() {
@@ -74,6 +96,12 @@ final class PartitionServer implements Deliverer {
     if (invalid != null) {
       return Execution.error(invalid);
     }
+    ObjId[] touched = objectsOf(p);
+    if (mustWait(ctx.id(), touched)) {
+      waiting.putIfAbsent(ctx.id(), touched);
+      return Execution.blocked();
+    }
+    waiting.remove(ctx.id());
     if (p instanceof AccessReq a) {
       for (ObjId id : a.cmd().objects()) {
         if (!objects.containsKey(id)) {
@@ -100,17 +128,17 @@ final class PartitionServer implements Deliverer {
         out.keySet().forEach(objects::remove);
         return Execution.reply(CoreReply.ok(null));
       }
-      return Execution.awaitFrom(List.of(m.src()));
+      return waitHolding(ctx, touched, List.of(m.src()));
     } else if (p instanceof CreateReq || p instanceof DeleteReq) {
       // Execution atomicity: the oracle changes its map (which consults read) and sends its
       // verdict only after this partition has reached the command here, so nothing ordered
       // before it here can observe the change, and nothing after it can miss it.
       ctx.send(cluster.oracle(), new Begun(self));
-      return Execution.awaitFrom(List.of(cluster.oracle()));
+      return waitHolding(ctx, touched, List.of(cluster.oracle()));
     } else if (p instanceof SsmrReq s) {
       if (s.cmd().kind() != Command.Kind.ACCESS) {
         ctx.send(cluster.oracle(), new Begun(self));
-        return Execution.awaitFrom(List.of(cluster.oracle()));
+        return waitHolding(ctx, touched, List.of(cluster.oracle()));
       }
       List<GroupId> others = otherPartitions(ctx);
       TreeMap<ObjId, PRObject> mine = new TreeMap<>();
@@ -124,7 +152,7 @@ final class PartitionServer implements Deliverer {
       if (failed != null) {
         return Execution.error(failed);
       }
-      return others.isEmpty() ? ssmrExecute(ctx, s) : Execution.awaitFrom(others);
+      return others.isEmpty() ? ssmrExecute(ctx, s) : waitHolding(ctx, touched, others);
     }
     return Execution.error("a partition cannot execute " + (p == null ? null : p.getClass().getSimpleName()));
   }
@@ -132,6 +160,9 @@ final class PartitionServer implements Deliverer {
   @Override
   public Execution resume(ExecutionContext ctx) {
     Object p = ctx.payload();
+    for (ObjId id : objectsOf(p)) {
+      held.remove(id);
+    }
     if (p instanceof MoveReq m) {
       Values v = (Values) ctx.received(m.src()).get(0);
       if (v.error() != null) {
@@ -149,6 +180,66 @@ final class PartitionServer implements Deliverer {
       return ssmrExecute(ctx, s);
     }
     return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  /** The objects a message reads, writes, creates, deletes or moves. */
+  private static ObjId[] objectsOf(Object p) {
+    if (p instanceof AccessReq a) {
+      return a.cmd().objects().toArray(new ObjId[0]);
+    } else if (p instanceof SsmrReq s) {
+      return s.cmd().objects().toArray(new ObjId[0]);
+    } else if (p instanceof CreateReq c) {
+      return c.cmd().objects().toArray(new ObjId[0]);
+    } else if (p instanceof DeleteReq d) {
+      return d.cmd().objects().toArray(new ObjId[0]);
+    } else if (p instanceof MoveReq m) {
+      return m.objs().clone();
+    }
+    return new ObjId[0];
+  }
+
+  /**
+   * True if a message must wait: an object of it is held by a command in progress here, or
+   * claimed by a command that waits to start and was delivered before it.
+   */
+  private boolean mustWait(MsgId id, ObjId[] touched) {
+    if (held.isEmpty() && waiting.isEmpty()) {
+      return false;
+    }
+    for (ObjId o : touched) {
+      if (held.contains(o)) {
+        return true;
+      }
+    }
+    for (Map.Entry<MsgId, ObjId[]> e : waiting.entrySet()) {
+      if (e.getKey().equals(id)) {
+        return false; // only those before it count
+      }
+      for (ObjId a : e.getValue()) {
+        for (ObjId b : touched) {
+          if (a.equals(b)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Started here (what was just sent, if anything, says so): waits for the groups off the queue,
+   * holding the objects, so that only commands on other objects overtake this one.
+   */
+  private Execution waitHolding(ExecutionContext ctx, ObjId[] touched, List<GroupId> groups) {
+    for (GroupId g : groups) {
+      if (g.equals(self) || !ctx.dests().contains(g)) {
+        // Validation refuses such messages; were one to pass, its wait would be refused and
+        // resume never called, so nothing may stay held for it.
+        return Execution.error("cannot wait for " + g + ", which is not another destination");
+      }
+    }
+    java.util.Collections.addAll(held, touched);
+    return Execution.resumeLater(groups);
   }
 
   private CoreReply create(Command cmd, Verdict v) {
@@ -257,6 +348,7 @@ final class PartitionServer implements Deliverer {
 
   private CoreReply execute(Command cmd, Map<ObjId, PRObject> combined) {
     view = combined;
+    running = cmd;
     try {
       Object r = app.executeCommand(cmd);
       executed++;
@@ -267,6 +359,7 @@ final class PartitionServer implements Deliverer {
       return CoreReply.ok(r);
     } finally {
       view = null;
+      running = null;
     }
   }
 
@@ -333,12 +426,28 @@ final class PartitionServer implements Deliverer {
     for (PRObject o : objects.values()) {
       codec.write(out, o);
     }
+    out.writeVarInt(held.size(), true);
+    for (ObjId id : held) {
+      out.writeVarLong(id.value(), false);
+    }
+    out.writeVarInt(waiting.size(), true);
+    for (Map.Entry<MsgId, ObjId[]> e : waiting.entrySet()) {
+      out.writeVarLong(e.getKey().client(), false);
+      out.writeVarLong(e.getKey().seq(), false);
+      out.writeVarInt(e.getKey().attempt(), true);
+      out.writeVarInt(e.getValue().length, true);
+      for (ObjId id : e.getValue()) {
+        out.writeVarLong(id.value(), false);
+      }
+    }
     return out.toBytes();
   }
 
   @Override
   public void restore(byte[] state) {
     objects.clear();
+    held.clear();
+    waiting.clear();
     executed = 0;
     multiPartition = 0;
     retries = 0;
@@ -353,6 +462,19 @@ final class PartitionServer implements Deliverer {
     for (int i = 0; i < n; i++) {
       PRObject o = (PRObject) codec.read(in);
       objects.put(o.getId(), o);
+    }
+    int h = in.readVarInt(true);
+    for (int i = 0; i < h; i++) {
+      held.add(ObjId.valueOf(in.readVarLong(false)));
+    }
+    int w = in.readVarInt(true);
+    for (int i = 0; i < w; i++) {
+      MsgId id = MsgId.valueOf(in.readVarLong(false), in.readVarLong(false), in.readVarInt(true));
+      ObjId[] ids = new ObjId[in.readVarInt(true)];
+      for (int j = 0; j < ids.length; j++) {
+        ids[j] = ObjId.valueOf(in.readVarLong(false));
+      }
+      waiting.put(id, ids);
     }
   }
 }

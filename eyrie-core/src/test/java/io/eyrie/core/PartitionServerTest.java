@@ -54,11 +54,17 @@ class PartitionServerTest {
   /** Asks for one more object. */
   record Widen(long extra) {}
 
+  /** Answers whether the application can see another object. */
+  record Peek(long other) {}
+
   static final class CounterServer extends StateMachine {
     final List<ObjId> deleted = new java.util.ArrayList<>();
 
     @Override
     protected Object executeCommand(Command c) {
+      if (c.op() instanceof Peek k) {
+        return getObject(ObjId.valueOf(k.other())) != null;
+      }
       if (c.op() instanceof Widen w) {
         return c.objects().contains(ObjId.valueOf(w.extra())) ? "wide" : retry(List.of(ObjId.valueOf(w.extra())));
       }
@@ -86,7 +92,7 @@ class PartitionServerTest {
   }
 
   final Codec codec = new Codec(Eyrie.registry().register(100, Counter.class).register(101, Add.class)
-      .register(102, Widen.class));
+      .register(102, Widen.class).register(103, Peek.class));
 
   PartitionServer server(GroupId g) {
     return new PartitionServer(new CounterServer(), g, CLUSTER, codec);
@@ -174,8 +180,8 @@ class PartitionServerTest {
     Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(2)));
     FakeExecutionContext ca = ctx(P0, req, P0, P0, P1);
     FakeExecutionContext cb = ctx(P1, req, P0, P0, P1);
-    assertTrue(a.deliver(ca).isAwait());
-    assertTrue(b.deliver(cb).isAwait());
+    assertTrue(a.deliver(ca).isResumeLater(), "waits off the queue");
+    assertTrue(b.deliver(cb).isResumeLater());
     ca.forwardTo(cb);
     cb.forwardTo(ca);
     assertEquals(31L, ((CoreReply) a.resume(ca).replyValue()).value(), "11 + 20");
@@ -183,6 +189,60 @@ class PartitionServerTest {
     assertEquals(11L, ((Counter) a.object(id(1))).value, "P0 owns the target: the write sticks");
     assertEquals(20L, ((Counter) b.object(id(2))).value, "P1's object is untouched");
     assertNull(b.object(id(1)), "the copy of a remote object is not kept");
+  }
+
+  /**
+   * A command that waits for another group holds its objects: later commands on them are blocked
+   * (without sending anything) until it finishes, in delivery order, while commands on other
+   * objects run; what is held and what waits survives a snapshot (a new leader).
+   */
+  @Test
+  void commandsOnTheObjectsOfAWaitingCommandWaitForItAndOthersRun() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9)));
+    FakeExecutionContext z = ctx(P0, req, P0, P0, P1);
+    assertEquals(java.util.Set.of(P1), s.deliver(z).awaited());
+    FakeExecutionContext other = ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(2))), P0, P0);
+    assertEquals(25L, ((CoreReply) s.deliver(other).replyValue()).value(), "object 2 is not held");
+    FakeExecutionContext a = ctx(P0, new Msgs.AccessReq(Command.access(new Add(100), id(1))), P0, P0);
+    assertTrue(s.deliver(a).isBlocked(), "object 1 is held by the S-SMR access");
+    assertEquals(List.of(), a.sent());
+    FakeExecutionContext b = ctx(P0, new Msgs.AccessReq(Command.access(new Add(1000), id(2), id(1))), P0, P0);
+    assertTrue(s.deliver(b).isBlocked());
+    FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(2))), P0, P0);
+    assertTrue(s.deliver(c).isBlocked(), "object 2 is claimed by b, delivered before c");
+    FakeExecutionContext mv = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(9)}, P0, P1), P1, ORACLE, P0, P1);
+    assertTrue(s.deliver(mv).isBlocked(), "a move of a held object, absent here, waits too");
+
+    PartitionServer t = server(P0);
+    t.restore(s.snapshot());
+    for (PartitionServer x : List.of(s, t)) {
+      assertTrue(x.deliver(b).isBlocked(), "b still waits");
+      assertTrue(x.deliver(c).isBlocked(), "c still waits behind b");
+    }
+    TreeMap<ObjId, PRObject> nine = new TreeMap<>();
+    nine.put(id(9), new Counter(id(9), 0));
+    z.receive(P1, Msgs.Values.of(nine));
+    for (PartitionServer x : List.of(s, t)) {
+      assertEquals(11L, ((CoreReply) x.resume(z).replyValue()).value(), "11 + 0");
+      assertEquals(111L, ((CoreReply) x.deliver(a).replyValue()).value(), "a runs after the access");
+      assertEquals(1136L, ((CoreReply) x.deliver(b).replyValue()).value(), "then b: 1111 + 25");
+      assertEquals(26L, ((CoreReply) x.deliver(c).replyValue()).value(), "then c");
+    }
+  }
+
+  /** An application sees only the objects its command declares, even those held here. */
+  @Test
+  void getObjectSeesOnlyTheCommandsObjects() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    assertEquals(Boolean.TRUE, ((CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(
+        Command.access(new Peek(2), id(1), id(2))), P0, P0)).replyValue()).value());
+    assertEquals(Boolean.FALSE, ((CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(
+        Command.access(new Peek(2), id(1))), P0, P0)).replyValue()).value(), "object 2 is not declared");
   }
 
   @Test
@@ -198,7 +258,7 @@ class PartitionServerTest {
     create(s, P0, 3, 1);
     Msgs.DeleteReq del = new Msgs.DeleteReq(Command.delete(id(3), null), P0);
     FakeExecutionContext d = ctx(P0, del, P0, ORACLE, P0);
-    assertTrue(s.deliver(d).isAwait());
+    assertTrue(s.deliver(d).isResumeLater(), "waits for the verdict off the queue, holding the object");
     assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P0))), d.sent());
     d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
     assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status());

@@ -284,6 +284,110 @@ class ExecutionAtomicityTest {
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " has nothing left"));
   }
 
+  // ------------------------------------------------------------- S-SMR accesses off the queue
+
+  private static final ObjId X = ObjId.valueOf(3);
+
+  /** An S-SMR transfer of 1 from v (p0) to w (p1), submitted at both, with p1's values held. */
+  private static Msg transferWaitingAtP0(DssmrSim sim) {
+    create(sim, V, 5, p(0));
+    create(sim, X, 7, p(0));
+    create(sim, W, 0, p(1));
+    Msg z = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)),
+        p(0), p(0), p(1)));
+    sim.ship(p(1), p(0)); // p1's proposal: p0 delivers z and sends its values
+    sim.hold(p(1), p(0)); // p1's values (sent once it has p0's proposal) are late
+    sim.settle();
+    assertNull(sim.replies.get(z.id()), "p0 waits for p1's values");
+    return z;
+  }
+
+  /**
+   * An S-SMR access that waits at p0 for p1's values lets p0 go on with commands on other objects
+   * (a command on x completes meanwhile; before, p0's queue stopped behind the access), while
+   * every command on its objects, whatever its kind, waits for it and then sees its write: each
+   * object's commands run in delivery order.
+   */
+  @Test
+  void anSsmrAccessWaitingForValuesHoldsUpOnlyCommandsOnItsObjects() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg z = transferWaitingAtP0(sim);
+    Msg rv = read(sim, V, p(0));
+    Msg rx = read(sim, X, p(0));
+    Msg dep = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new BankOps.Deposit(10), V)), p(0), p(0)));
+    Msg rx2 = read(sim, X, p(0));
+    sim.settle();
+    assertTrue(readReturned(sim, rx, 7), "a read of x, behind the waiting access, completes: "
+        + sim.replies.get(rx.id()) + " " + sim.errors.get(rx.id()) + " " + sim.groups.get(p(0)).describe(rx.id()));
+    assertTrue(readReturned(sim, rx2, 7), "so does one behind a blocked command on v");
+    assertNull(sim.replies.get(rv.id()), "a read of v waits for the access that holds v");
+    assertNull(sim.replies.get(dep.id()));
+    Msg del = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg mv = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    sim.settle();
+    assertEquals(p(0), sim.map().get(V), "the delete has not begun at p0, so the oracle still maps v");
+    sim.release(p(1), p(0));
+    sim.settle();
+    assertEquals("ok", sim.replies.get(z.id()).value());
+    assertTrue(readReturned(sim, rv, 4), "the read of v sees the transfer ordered before it");
+    assertEquals(14L, sim.replies.get(dep.id()).value(), "then the deposit");
+    assertEquals(Msgs.OK, sim.replies.get(del.id()).status(), "then the delete");
+    assertEquals(Msgs.OK, sim.replies.get(mv.id()).status(), "the move after it moves nothing");
+    assertNull(sim.map().get(V));
+    assertFalse(sim.held(p(0)).contains(V.value()));
+    assertFalse(sim.held(p(1)).contains(V.value()));
+    Msg rw = read(sim, W, p(1));
+    sim.settle();
+    assertTrue(readReturned(sim, rw, 1));
+    sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " has nothing left"));
+  }
+
+  /**
+   * Which objects a waiting S-SMR access holds is replicated state: a new leader of p0 (restored
+   * from the snapshot) still makes a read of v wait for the access, and still lets one of x by.
+   */
+  @Test
+  void aNewLeaderKeepsTheObjectsOfAWaitingSsmrAccessHeld() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg z = transferWaitingAtP0(sim);
+    Msg blocked = read(sim, V, p(0));
+    sim.settle();
+    sim.failOver(p(0));
+    Msg rv = read(sim, V, p(0));
+    Msg rx = read(sim, X, p(0));
+    sim.settle();
+    assertTrue(readReturned(sim, rx, 7));
+    assertNull(sim.replies.get(blocked.id()));
+    assertNull(sim.replies.get(rv.id()), "v is still held after the fail-over");
+    sim.release(p(1), p(0));
+    sim.settle();
+    assertEquals("ok", sim.replies.get(z.id()).value());
+    assertTrue(readReturned(sim, blocked, 4));
+    assertTrue(readReturned(sim, rv, 4));
+    sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " has nothing left"));
+  }
+
+  /**
+   * Two S-SMR accesses on one object run in delivery order at both partitions even when the
+   * second one's values could be read earlier: the second waits at p0 until the first finished,
+   * so it reads the first's write and both partitions compute the same replies.
+   */
+  @Test
+  void conflictingSsmrAccessesRunInDeliveryOrder() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg z = transferWaitingAtP0(sim);
+    Msg z2 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), V, W)), p(1), p(0), p(1)));
+    Msg z3 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), X, W)), p(0), p(0), p(1)));
+    sim.settle();
+    assertNull(sim.replies.get(z2.id()));
+    sim.release(p(1), p(0));
+    sim.settle();
+    assertEquals("ok", sim.replies.get(z.id()).value());
+    assertArrayEquals(new long[] {4, 1}, (long[]) sim.replies.get(z2.id()).value());
+    assertArrayEquals(new long[] {1, 7}, (long[]) sim.replies.get(z3.id()).value(), "w, then x");
+    sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " has nothing left"));
+  }
+
   // ------------------------------------------------------------- F5: malformed messages
 
   private static void assertRefusedAndIdle(DssmrSim sim, Msg m) {

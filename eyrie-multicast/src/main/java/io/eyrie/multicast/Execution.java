@@ -11,9 +11,10 @@ import java.util.TreeSet;
  */
 public final class Execution {
 
-  enum Kind { REPLY, ERROR, DONE, AWAIT, LATER }
+  enum Kind { REPLY, ERROR, DONE, AWAIT, LATER, BLOCKED }
 
   private static final Execution DONE = new Execution(Kind.DONE, null, null, Set.of());
+  private static final Execution BLOCKED = new Execution(Kind.BLOCKED, null, null, Set.of());
 
   private final Kind kind;
   private final Object reply;
@@ -87,6 +88,25 @@ public final class Execution {
     return new Execution(Kind.LATER, null, null, Collections.unmodifiableSet(new TreeSet<>(groups)));
   }
 
+  /**
+   * The message cannot start yet: something delivered before it that is still in progress here
+   * (waiting with {@link #resumeLater}, or itself blocked) holds what it needs, as a partition of
+   * eyrie-core holds the objects of a command that waits for another group. Nothing of this
+   * delivery counts: the message leaves the queue without a started-signal, the messages behind
+   * it run, and {@link Deliverer#deliver} is called for it again, in delivery order among the
+   * blocked ones, after each message that completes here, until it answers something else (a
+   * wait then never parks the queue: it waits as with {@code resumeLater}). So the deliverer must
+   * neither send items nor change state before answering this (a send makes the answer an
+   * error), and must keep apart what blocked messages will touch. Only an answer of
+   * {@code deliver}, and only while another message is in progress here; otherwise it is an
+   * error (nothing could ever complete to let it start).
+   *
+   * @return the outcome
+   */
+  public static Execution blocked() {
+    return BLOCKED;
+  }
+
   Kind kind() {
     return kind;
   }
@@ -116,6 +136,11 @@ public final class Execution {
     return kind == Kind.LATER;
   }
 
+  /** Returns true if the message cannot start yet (see {@link #blocked}). */
+  public boolean isBlocked() {
+    return kind == Kind.BLOCKED;
+  }
+
   /** Returns true if this is an error. */
   public boolean isError() {
     return kind == Kind.ERROR;
@@ -129,6 +154,7 @@ public final class Execution {
       case DONE -> "done";
       case AWAIT -> "awaitFrom" + awaited;
       case LATER -> "resumeLater" + awaited;
+      case BLOCKED -> "blocked";
     };
   }
 }

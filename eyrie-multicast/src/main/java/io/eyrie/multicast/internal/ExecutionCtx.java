@@ -78,6 +78,7 @@ final class ExecutionCtx implements ExecutionContext {
     if (to.equals(m.start.replyGroup())) {
       q.sentToReplyGroup = true;
     }
+    q.sends++;
     q.outboxes.send(to, new Data(m.start.id(), bytes));
   }
 

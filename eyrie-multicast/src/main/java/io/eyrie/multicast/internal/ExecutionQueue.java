@@ -58,6 +58,18 @@ final class ExecutionQueue {
   final TreeMap<MsgId, Later> later = new TreeMap<>();
   /** Set by the head's context when it sends to the reply group (which then needs no Started). */
   boolean sentToReplyGroup;
+  /**
+   * Messages the application could not start yet ({@link Execution#blocked}), in delivery order:
+   * they left the queue without a started-signal and stay in {@link #queued} (in progress); each
+   * is delivered again, in this order, after a message completes here.
+   */
+  final ArrayList<Msg> deferred = new ArrayList<>();
+  /** Items sent by executions so far (to tell whether a blocked delivery sent something). */
+  long sends;
+  /** Messages that completed here so far. */
+  private long completions;
+  /** {@link #completions} when the deferred messages were last delivered again. */
+  private long deferredTried = -1;
 
   /** Executes Eyrie's own messages (group changes): null for the application's. */
   java.util.function.Function<byte[], Execution> system = p -> null;
@@ -105,14 +117,16 @@ final class ExecutionQueue {
     return awaitingStarts.containsKey(id);
   }
 
-  /** True if {@code m} is the head and the application has already seen it. */
+  /** True if the application has already seen {@code m} (the head, or a deferred message). */
   boolean isStarted(Msg m) {
-    return m == queue.peek() && headStarted;
+    // A deferred message counts as started: the application has seen it and may keep its
+    // objects apart for it (Execution.blocked), so it must be delivered again, not dropped.
+    return m == queue.peek() ? headStarted : deferred.contains(m);
   }
 
-  /** The messages delivered here whose execution has not finished (queued or resuming later). */
+  /** The messages delivered here whose execution has not finished (queued, deferred or resuming later). */
   int size() {
-    return queue.size() + later.size();
+    return queue.size() + deferred.size() + later.size();
   }
 
   /** Appends a delivered message (run by the next {@link #run}). */
@@ -140,8 +154,16 @@ final class ExecutionQueue {
         && !pending.test(id) && !queued.containsKey(id));
   }
 
-  /** Runs the queue until it is empty or its head is parked. */
+  /**
+   * Runs the queue until it is empty or its head is parked, then gives the deferred messages
+   * another chance if something completed since their last one.
+   */
   void run() {
+    runQueue();
+    startDeferred();
+  }
+
+  private void runQueue() {
     while (!queue.isEmpty()) {
       Msg m = queue.peek();
       Execution ex;
@@ -149,13 +171,29 @@ final class ExecutionQueue {
       if (!headStarted) {
         headStarted = true;
         sentToReplyGroup = false;
+        long sent = sends;
         ex = m.conflict ? Execution.error("message id " + m.start.id()
             + " was reused with other content; it was not executed") : invoke(ctx, true);
+        if (ex.isBlocked()) {
+          String bad = checkBlocked(sent);
+          if (bad == null) {
+            // Not started (no started-signal): delivered again after a completion here.
+            queue.poll();
+            headStarted = false;
+            parkedOn = null;
+            deferred.add(m);
+            continue;
+          }
+          ex = Execution.error(bad);
+        }
         if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
           outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
         }
       } else if (parkedOn != null && satisfied(m.start.id(), parkedOn)) {
         ex = invoke(ctx, false);
+        if (ex.isBlocked()) {
+          ex = Execution.error("only a delivery can block, not a resume");
+        }
       } else {
         return;
       }
@@ -178,6 +216,57 @@ final class ExecutionQueue {
         }
       }
       finish(m, ex);
+    }
+  }
+
+  /** Why a delivery may not answer blocked, or null. */
+  private String checkBlocked(long sentBefore) {
+    if (sends != sentBefore) {
+      return "the application sent items and then blocked";
+    }
+    if (later.isEmpty() && deferred.isEmpty()) {
+      return "the application blocked with no message in progress";
+    }
+    return null;
+  }
+
+  /**
+   * Delivers the deferred messages again, in delivery order, while messages complete here. One
+   * that starts now is handled as a head would be (its started-signal, its reply or error), except
+   * that a wait never parks the queue: it waits as with {@link Execution#resumeLater}.
+   */
+  private void startDeferred() {
+    while (!deferred.isEmpty() && deferredTried != completions) {
+      deferredTried = completions;
+      for (java.util.Iterator<Msg> it = deferred.iterator(); it.hasNext(); ) {
+        Msg m = it.next();
+        sentToReplyGroup = false;
+        long sent = sends;
+        Execution ex = m.conflict ? Execution.error("message id " + m.start.id()
+            + " was reused with other content; it was not executed") : invoke(new ExecutionCtx(this, m), true);
+        if (ex.isBlocked()) {
+          if (sends == sent) {
+            continue;
+          }
+          ex = Execution.error("the application sent items and then blocked");
+        }
+        it.remove();
+        if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
+          outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
+        }
+        if (ex.isAwait() || ex.isResumeLater()) {
+          String bad = checkWait(m, ex);
+          if (bad == null) {
+            later.put(m.start.id(), new Later(m, waitSet(ex)));
+            stats.parks++;
+            continue;
+          }
+          ex = Execution.error(bad);
+        }
+        complete(m, ex);
+      }
+      // Items may already be here for the messages that now wait (sent before they started).
+      wakeLater();
     }
   }
 
@@ -220,6 +309,9 @@ final class ExecutionQueue {
       return false;
     }
     Execution ex = invoke(new ExecutionCtx(this, l.m), false);
+    if (ex.isBlocked()) {
+      ex = Execution.error("only a delivery can block, not a resume");
+    }
     if (ex.isAwait() || ex.isResumeLater()) {
       String bad = checkWait(l.m, ex);
       if (bad == null) {
@@ -299,6 +391,7 @@ final class ExecutionQueue {
     MsgId id = m.start.id();
     queued.remove(id);
     stats.executed++;
+    completions++;
     Inbox in = inboxes.remove(id);
     if (!self.equals(m.start.replyGroup())) {
       return;
@@ -368,6 +461,7 @@ final class ExecutionQueue {
     }
     if (later.containsKey(id)) {
       resumeIfReady(id);
+      startDeferred();
       return;
     }
     Msg head = queue.peek();
@@ -384,6 +478,9 @@ final class ExecutionQueue {
           .append(" started=").append(headStarted).append(" parkedOn=").append(parkedOn)
           .append(" heard=").append(in == null ? "[]" : in.heard).append(" data=")
           .append(in == null ? "{}" : in.data.keySet()).append('\n');
+    }
+    if (!deferred.isEmpty()) {
+      b.append("  deferred ").append(deferred.size()).append(", first ").append(deferred.get(0).start.id()).append('\n');
     }
     int n = 0;
     for (var e : later.entrySet()) {
@@ -433,6 +530,10 @@ final class ExecutionQueue {
       SnapshotIo.writeId(out, id);
       SnapshotIo.writeGroups(out, awaitingStarts.get(id));
     }
+    out.writeVarInt(deferred.size(), true);
+    for (Msg m : deferred) {
+      m.writeTo(out, codec);
+    }
   }
 
   void readFrom(Input in) {
@@ -468,6 +569,12 @@ final class ExecutionQueue {
     n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       awaitingStarts.put(SnapshotIo.readId(in), SnapshotIo.readGroups(in));
+    }
+    n = in.readVarInt(true);
+    for (int i = 0; i < n; i++) {
+      Msg m = Msg.readFrom(in, codec);
+      deferred.add(m);
+      queued.put(m.start.id(), m);
     }
   }
 }

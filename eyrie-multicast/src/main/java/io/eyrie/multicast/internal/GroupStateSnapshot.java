@@ -18,7 +18,7 @@ public final class GroupStateSnapshot {
    * table's section). 2 added the highest pending seqs (review F3), encoded Data items (F6) and
    * conflicting messages (F7). Older snapshots are refused.
    */
-  private static final int VERSION = 5; // 5: the groups this group knows of (groups added to a running cluster)
+  private static final int VERSION = 6; // 5: the groups this group knows of (groups added to a running cluster); 6: deferred messages
 
   private GroupStateSnapshot() {}
 

@@ -38,6 +38,10 @@ class GroupStateRobustnessTest {
   static final long SEND_TO_G1 = 5;
   /** Sends four items of 400 kB and one of 3 MB to g1. */
   static final long SEND_BIG = 6;
+  /** Answers blocked, with nothing in progress. */
+  static final long BLOCK = 7;
+  /** Sends an item to g1, then answers blocked. */
+  static final long SEND_THEN_BLOCK = 8;
 
   /** An item class that is not registered with the codec. */
   record Unregistered(long v) {}
@@ -61,6 +65,11 @@ class GroupStateRobustnessTest {
       } else if (mode == SEND_TO_G1) {
         ctx.send(G1, 42L);
         return Execution.reply(1L);
+      } else if (mode == BLOCK) {
+        return Execution.blocked();
+      } else if (mode == SEND_THEN_BLOCK) {
+        ctx.send(G1, 42L);
+        return Execution.blocked();
       } else if (mode == SEND_BIG) {
         for (int i = 0; i < 4; i++) {
           ctx.send(G1, new byte[400_000]);
@@ -128,6 +137,25 @@ class GroupStateRobustnessTest {
     assertTrue(e.reply().error().contains("not a destination"), e.reply().error());
     assertEquals(0, s.queuedCount());
     assertServes(s, 1);
+  }
+
+  /**
+   * A message that says it cannot start while nothing is in progress could never start, and one
+   * that sent items before saying so would have started: both are error replies, and the group
+   * goes on.
+   */
+  @Test
+  void aBlockedMessageThatCouldNeverStartOrHadStartedIsAnError() {
+    GroupState s = t.group(G0, new Misbehaving());
+    t.group(G1, new Misbehaving());
+    Start alone = t.start(0, BLOCK, G0, G0);
+    t.submit(s, alone);
+    assertTrue(only(alone.id()).reply().error().contains("no message in progress"), only(alone.id()).reply().error());
+    Start sent = t.start(1, SEND_THEN_BLOCK, G0, G0);
+    t.submit(s, sent);
+    assertTrue(only(sent.id()).reply().error().contains("sent items"), only(sent.id()).reply().error());
+    assertEquals(0, s.queuedCount());
+    assertServes(s, 2);
   }
 
   /** The batches a channel sender would ship from {@code from} to {@code to}, encoded. */

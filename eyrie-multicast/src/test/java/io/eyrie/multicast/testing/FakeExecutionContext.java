@@ -26,6 +26,8 @@ public final class FakeExecutionContext implements ExecutionContext {
   private final List<GroupId> dests;
   private final GroupId replyGroup;
   private final byte[] payload;
+  /** Each context is a message of its own (deliverers may keep state per message id). */
+  private static final java.util.concurrent.atomic.AtomicLong NEXT_SEQ = new java.util.concurrent.atomic.AtomicLong();
   private final MsgId id;
   private final Map<GroupId, List<byte[]>> inbox = new TreeMap<>();
   private final List<byte[]> sentBytes = new ArrayList<>();
@@ -49,7 +51,7 @@ public final class FakeExecutionContext implements ExecutionContext {
     List<GroupId> d = new ArrayList<>(List.of(dests));
     d.sort(null);
     this.dests = List.copyOf(d);
-    this.id = new MsgId(1, 1, 0);
+    this.id = new MsgId(1, NEXT_SEQ.incrementAndGet(), 0);
   }
 
   /**
