@@ -76,6 +76,15 @@ public final class ChirperServer extends StateMachine {
   }
 
   @Override
+  protected PRObject copyForPartitions(PRObject object, Command command) {
+    // Posts and (un)follows only write timelines, and only where the user lives; a read of a
+    // timeline sent to several partitions (the fallback) needs it.
+    boolean writesOnly = command.op() instanceof Ops.PostOp || command.op() instanceof Ops.Follow
+        || command.op() instanceof Ops.Unfollow;
+    return writesOnly && object instanceof User u ? u.withoutTimeline() : object;
+  }
+
+  @Override
   protected PRObject createObject(Command c) {
     if (c.op() instanceof Ops.SeedUser s) {
       User u = new User(s.user(), s.community());

@@ -49,6 +49,19 @@ public final class User extends PRObject {
     return timeline;
   }
 
+  /**
+   * This user without the timeline, for other partitions executing a post or an (un)follow,
+   * which never read another partition's user's timeline (they write it only where the user
+   * lives); the timeline is most of a user's bytes.
+   */
+  User withoutTimeline() {
+    User u = new User(getId().value(), community);
+    u.followers = followers;
+    u.followees = followees;
+    u.own = own;
+    return u;
+  }
+
   void addToTimeline(Post p) {
     insert(timeline, p, TIMELINE_MAX);
   }

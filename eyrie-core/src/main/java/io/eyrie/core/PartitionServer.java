@@ -94,6 +94,7 @@ final class PartitionServer implements Deliverer {
     Object p = ctx.payload();
     String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
+      waiting.remove(ctx.id()); // (validation never refuses what it once let through; in case)
       return Execution.error(invalid);
     }
     ObjId[] touched = objectsOf(p);
@@ -145,7 +146,12 @@ final class PartitionServer implements Deliverer {
       for (ObjId id : s.cmd().objects()) {
         PRObject o = objects.get(id);
         if (o != null) {
-          mine.put(id, o);
+          PRObject copy = others.isEmpty() ? o : app.copyForPartitions(o, s.cmd());
+          if (copy == null || !id.equals(copy.getId())) {
+            return Execution.error("copyForPartitions returned " + (copy == null ? "null" : "object " + copy.getId())
+                + " for object " + id);
+          }
+          mine.put(id, copy);
         }
       }
       String failed = ship(ctx, others, mine);
@@ -252,7 +258,13 @@ final class PartitionServer implements Deliverer {
     if (!self.equals(v.location())) {
       return CoreReply.ok(null);
     }
-    PRObject o = app.createObject(cmd);
+    PRObject o;
+    running = cmd; // the hook, too, sees only the command's object
+    try {
+      o = app.createObject(cmd);
+    } finally {
+      running = null;
+    }
     if (o == null || !cmd.target().equals(o.getId())) {
       return CoreReply.refused("createObject returned an object without id " + cmd.target());
     }
@@ -275,7 +287,12 @@ final class PartitionServer implements Deliverer {
     if (v.status() == Msgs.OK) {
       PRObject gone = objects.remove(cmd.target());
       if (gone != null) {
-        app.objectDeleted(gone, cmd);
+        running = cmd;
+        try {
+          app.objectDeleted(gone, cmd);
+        } finally {
+          running = null;
+        }
       }
       return CoreReply.ok(null);
     }

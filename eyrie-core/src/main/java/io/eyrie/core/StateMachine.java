@@ -67,6 +67,23 @@ public abstract class StateMachine {
   protected void objectDeleted(PRObject object, Command delete) {}
 
   /**
+   * Returns what other partitions get of a local object for an S-SMR command that spans them:
+   * they execute the command on this copy (their writes to it vanish; this partition applies its
+   * own). The default is the object itself. An application may return a lighter copy, with the
+   * same id and class registered with the codec, that leaves out what no command spanning
+   * partitions reads of another partition's object (Chirper leaves out timelines): every
+   * partition must still compute the same writes to its own objects and the same reply. Called
+   * when the command starts here; must be deterministic and must not change the object.
+   *
+   * @param object a local object the command declares
+   * @param command the S-SMR command
+   * @return the copy to send (encoded at once)
+   */
+  protected PRObject copyForPartitions(PRObject object, Command command) {
+    return object;
+  }
+
+  /**
    * Returns an object of the command being executed, or null if it does not exist.
    *
    * @param id the object's id

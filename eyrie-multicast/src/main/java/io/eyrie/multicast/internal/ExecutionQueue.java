@@ -267,6 +267,16 @@ final class ExecutionQueue {
       }
       // Items may already be here for the messages that now wait (sent before they started).
       wakeLater();
+      if (later.isEmpty() && !deferred.isEmpty() && deferredTried == completions) {
+        // Every deferred message is still blocked and nothing is in progress that could let one
+        // start: the application broke its promise; the first one ends with an error rather than
+        // all of them waiting for ever.
+        Msg m = deferred.remove(0);
+        if (!self.equals(m.start.replyGroup())) {
+          outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
+        }
+        complete(m, Execution.error("the application blocked with no message in progress"));
+      }
     }
   }
 

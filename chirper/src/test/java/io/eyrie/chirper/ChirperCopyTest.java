@@ -1,0 +1,54 @@
+package io.eyrie.chirper;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.ObjId;
+import io.eyrie.multicast.Codec;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What Chirper's partitions send each other for an S-SMR command: users without their timelines
+ * for posts and (un)follows, which only write timelines where the user lives, and whole users
+ * for a timeline read sent to several partitions. {@code ChirperSemanticsTest} checks that both
+ * modes end with the same timelines.
+ */
+@Timeout(10)
+class ChirperCopyTest {
+  private final ChirperServer server = new ChirperServer();
+
+  private static User userWithATimeline() {
+    User u = new User(1, 3);
+    u.followers.add(2L);
+    u.followees.add(4L);
+    u.addOwn(new Post(10, 1, 5, "mine"));
+    for (int i = 0; i < 30; i++) {
+      u.addToTimeline(new Post(100 + i, 4, i, "x".repeat(100)));
+    }
+    return u;
+  }
+
+  @Test
+  void writesGetUsersWithoutTimelinesAndReadsGetWholeUsers() {
+    Codec codec = new Codec(ChirperServer.registry());
+    User u = userWithATimeline();
+    Command post = Command.access(new Ops.PostOp(new Post(11, 1, 6, "hi")), List.of(ObjId.valueOf(1), ObjId.valueOf(2)));
+    User copy = (User) server.copyForPartitions(u, post);
+    assertTrue(copy.timeline().isEmpty());
+    assertEquals(u.followers(), copy.followers());
+    assertEquals(u.followees(), copy.followees());
+    assertEquals(u.own, copy.own, "a follow copies the followee's own posts");
+    assertEquals(30, u.timeline().size(), "the user itself is untouched");
+    int whole = codec.encode(u).length;
+    int light = codec.encode(copy).length;
+    assertTrue(light * 4 < whole, () -> light + " of " + whole + " bytes");
+    Command follow = Command.access(new Ops.Follow(2, 1), List.of(ObjId.valueOf(1), ObjId.valueOf(2)));
+    assertTrue(((User) server.copyForPartitions(u, follow)).timeline().isEmpty());
+    Command read = Command.access(new Ops.GetTimeline(1), List.of(ObjId.valueOf(1)));
+    assertSame(u, server.copyForPartitions(u, read));
+  }
+}
