@@ -77,11 +77,17 @@ public final class ChirperServer extends StateMachine {
 
   @Override
   protected PRObject copyForPartitions(PRObject object, Command command) {
-    // Posts and (un)follows only write timelines, and only where the user lives; a read of a
-    // timeline sent to several partitions (the fallback) needs it.
-    boolean writesOnly = command.op() instanceof Ops.PostOp || command.op() instanceof Ops.Follow
-        || command.op() instanceof Ops.Unfollow;
-    return writesOnly && object instanceof User u ? u.withoutTimeline() : object;
+    // Posts and (un)follows only write timelines, and only where the user lives; only a follow
+    // reads another user's own posts; a read of a timeline sent to several partitions (the
+    // fallback) needs the whole user.
+    Object op = command.op();
+    if (!(object instanceof User u)) {
+      return object;
+    }
+    if (op instanceof Ops.PostOp || op instanceof Ops.Unfollow) {
+      return u.lightCopy(false);
+    }
+    return op instanceof Ops.Follow ? u.lightCopy(true) : u;
   }
 
   @Override

@@ -50,15 +50,18 @@ public final class User extends PRObject {
   }
 
   /**
-   * This user without the timeline, for other partitions executing a post or an (un)follow,
-   * which never read another partition's user's timeline (they write it only where the user
-   * lives); the timeline is most of a user's bytes.
+   * This user without the timeline (and without the own posts unless {@code withOwn}), for other
+   * partitions executing a post or an (un)follow: those never read another partition's user's
+   * timeline (they write it only where the user lives), and only a follow reads the followee's
+   * own posts. The posts are most of a user's bytes.
    */
-  User withoutTimeline() {
+  User lightCopy(boolean withOwn) {
     User u = new User(getId().value(), community);
     u.followers = followers;
     u.followees = followees;
-    u.own = own;
+    if (withOwn) {
+      u.own = own;
+    }
     return u;
   }
 
