@@ -39,7 +39,8 @@
                    [--nemesis kill,pause,partition,move-storm,asym,kill-partition-leader,elastic|none]
                    [--time-limit S] [--nodes 5] [--concurrency C] [--interval S] [--recovery S]
                    [--key-count K] [--threads-per-key T] [--ops-per-key N] [--op-timeout-ms MS]
-                   [--unsafe-reads] [--seed N] [--store DIR] [--db netns|embedded] [--name NAME]
+                   [--unsafe-reads] [--mode dssmr|ssmr] [--seed N] [--store DIR] [--db netns|embedded]
+                   [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
        bin/jepsen check [--independent] [--time-limit S] history.edn
        bin/jepsen probe-f1 [--store DIR]                        (issue 13's F1 schedule, directed)")
@@ -48,7 +49,7 @@
   "The options `test` knows (valued and flags alike); any other is a usage error, so that a
   misspelt option never silently changes a run."
   #{:workload :nemesis :time-limit :nodes :concurrency :interval :recovery :unsafe-reads :seed :store :db
-    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key})
+    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode})
 
 (def test-all-opts "The options `test-all` knows." #{:time-limit :store})
 
@@ -93,10 +94,15 @@
             (throw (ex-info (str "unknown nemesis " (str/join "," (map name bad)) "; known: "
                                  (str/join "," (map name (sort faults)))) {:usage true})))
         n (parse-long-opt opts :nodes 5)
-        unsafe? (boolean (:unsafe-reads opts))]
+        unsafe? (boolean (:unsafe-reads opts))
+        mode (let [v (str (get opts :mode "dssmr"))]
+               (if (#{"dssmr" "ssmr"} v)
+                 (keyword v)
+                 (throw (ex-info (str "unknown mode " v "; known: dssmr, ssmr") {:usage true}))))]
     (cond->
      {:name (or (:name opts)
-                (str wname (when unsafe? "-unsafe") "-" (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
+                (str wname (when unsafe? "-unsafe") (when (= mode :ssmr) "-ssmr") "-"
+                     (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
       :workload wname
       :service (get-in workloads [wname :service])
       :nemesis-faults nem
@@ -106,6 +112,7 @@
       :interval (parse-long-opt opts :interval 10)
       :recovery (parse-long-opt opts :recovery 10)
       :unsafe-reads? unsafe?
+      :client-mode mode
       :seed (parse-long-opt opts :seed (System/currentTimeMillis))
       :store-root (str (get opts :store "store"))
       :db-kind (keyword (get opts :db "netns"))

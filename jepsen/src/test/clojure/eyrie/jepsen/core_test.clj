@@ -13,7 +13,12 @@
     (is (= 30 (:time-limit t)))
     (is (= ["n1" "n2" "n3" "n4" "n5"] (:nodes t))))
   (is (= #{} (:nemesis-faults (core/test-map (core/parse-opts ["--workload" "bank"])))))
-  (doseq [bad [["--workload" "nope"] ["--nemesis" "explode"] ["--time-limit" "soon"] ["workload"]]]
+  (is (= :dssmr (:client-mode (core/test-map (core/parse-opts ["--workload" "bank"])))))
+  (let [t (core/test-map (core/parse-opts ["--workload" "bank" "--mode" "ssmr" "--nemesis" "kill"]))]
+    (is (= :ssmr (:client-mode t)))
+    (is (= "bank-ssmr-kill" (:name t))))
+  (doseq [bad [["--workload" "nope"] ["--nemesis" "explode"] ["--time-limit" "soon"] ["workload"]
+               ["--mode" "fast"]]]
     (is (:usage (ex-data (try (core/test-map (core/parse-opts bad)) nil
                               (catch clojure.lang.ExceptionInfo e e))))
         (pr-str bad))))

@@ -48,6 +48,7 @@
       (ChirperClient. (-> (Client/newBuilder)
                           (.cluster (reg/cluster-config test))
                           (.registry (ChirperServer/registry))
+                          (.mode (reg/client-mode test))
                           (.build)))))
 
   (setup! [_ test]

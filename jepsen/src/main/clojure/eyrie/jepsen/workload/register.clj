@@ -16,7 +16,7 @@
             [eyrie.jepsen.linearizability :as lin]
             [eyrie.jepsen.models :as models]
             [eyrie.jepsen.util :as util])
-  (:import (io.eyrie.core Client Command ObjId Reply)
+  (:import (io.eyrie.core Client Client$Mode Command ObjId Reply)
            (io.eyrie.jepsen.node JepsenNode JepsenNode$Cas JepsenNode$Keyed JepsenNode$Read
                                  JepsenNode$Write)
            (io.eyrie.multicast ClusterConfig)
@@ -31,12 +31,19 @@
   (or (:cluster-config test)
       (ClusterConfig/load (.toPath (java.io.File. ^String (:cluster-file test))))))
 
+(defn client-mode
+  "The client proxies' mode: DS-SMR (moves), or S-SMR (--mode ssmr: multi-partition commands
+  run on every partition they touch, exchanging values)."
+  ^Client$Mode [test]
+  (if (= :ssmr (:client-mode test)) Client$Mode/SSMR Client$Mode/DSSMR))
+
 (defn eyrie-client
   "A client proxy for the test's cluster with the jepsen node's registrations."
   ^Client [test]
   (-> (Client/newBuilder)
       (.cluster (cluster-config test))
       (.registry (JepsenNode/registry))
+      (.mode (client-mode test))
       (.build)))
 
 (defn call!
