@@ -129,13 +129,20 @@
                         pairs)
         reads (vec (keep (fn [[inv c]] (when (and (= :timeline (:f inv)) (h/ok? c))
                                          (let [[u ids] (:value c)]
-                                           {:user u :ids ids :invoked (:index inv) :done (:index c)})))
+                                           {:user u :ids ids :id-set (set ids) :invoked (:index inv)
+                                            :done (:index c)})))
                          pairs))
-        follow-invoked-before? (fn [u a idx] (some #(and (= [u a] (:pair %)) (< (:invoked %) idx)) follows))
+        ;; The first invocation of each pair's follows and unfollows: "some op of the pair was
+        ;; invoked before idx" is "the first one was" (indexed, so checking stays linear in the
+        ;; posts times the reads, not cubic).
+        first-invoked (fn [ops] (reduce (fn [m {:keys [pair invoked]}] (update m pair (fnil min invoked) invoked))
+                                        {} ops))
+        first-follow (first-invoked follows)
+        first-unfollow (first-invoked unfollows)
+        follow-invoked-before? (fn [u a idx] (when-let [i (first-follow [u a])] (< i idx)))
         ;; An unfollow (u, a) that may have taken effect before the read ended (conservative: any
         ;; unfollow of the pair that did not fail and was invoked before the read completed).
-        unfollow-could-interfere? (fn [u a read-done]
-                                    (some #(and (= [u a] (:pair %)) (< (:invoked %) read-done)) unfollows))
+        unfollow-could-interfere? (fn [u a read-done] (when-let [i (first-unfollow [u a])] (< i read-done)))
         ;; A post may have left a timeline through the bound: at some point 50 newer posts could
         ;; have been in it (posts by the reader or by authors it invoked a follow of, invoked
         ;; before the read ended). Unfollows shrink timelines, so its length now says nothing.
@@ -172,7 +179,7 @@
                                  a)]
             r reads
             :when (and (contains? audience (:user r)) (> (:invoked r) (:ok p)))
-            :when (not (some #{id} (:ids r)))
+            :when (not (contains? (:id-set r) id))
             :when (not (may-drop? r id))
             :when (or (= a (:user r)) (not (unfollow-could-interfere? (:user r) a (:done r))))]
       (err! :lost {:post id :author a :read r}))
@@ -184,7 +191,7 @@
             :let [r2 (first (filter #(> (:invoked %) (:done r1)) rs))]
             :when r2
             id (:ids r1)
-            :when (not (some #{id} (:ids r2)))
+            :when (not (contains? (:id-set r2) id))
             :let [a (:author (posts id))]
             :when (not (may-drop? r2 id))
             :when (or (= a u) (not (unfollow-could-interfere? u a (:done r2))))]
