@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * waits joins that wait: the node does not submit the message to the groups' logs again, and
  * both requests get the one reply.
  */
-@Timeout(120)
+@Timeout(180)
 class NodeResendTest {
   private static final GroupId P0 = GroupId.valueOf("p0");
   private static final GroupId P1 = GroupId.valueOf("p1");
@@ -137,7 +137,24 @@ class NodeResendTest {
         Waits.until(Duration.ofSeconds(60), () -> n1.traffic().startFailures() > 0,
             () -> "node 1's submissions to p1 and p2 fail while they have no quorum");
         c.restart(3);
-        Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, raw.receive(),
+        // Two CI runs on 2 cores saw no reply within 30 s (never locally): wait up to 90 s, and
+        // print what the cluster held at 30 s, so that a slow recovery shows its cause and a
+        // stuck one fails with it.
+        raw.timeout(30_000);
+        Object reply;
+        try {
+          reply = raw.receive();
+        } catch (java.net.SocketTimeoutException e) {
+          String stalled = c.describe();
+          System.out.println("NodeResendTest: no reply 30 s after the restart; the cluster then:\n" + stalled);
+          raw.timeout(60_000);
+          try {
+            reply = raw.receive();
+          } catch (java.net.SocketTimeoutException e2) {
+            throw new AssertionError("no reply 90 s after the restart; at 30 s:\n" + stalled + "\nnow:\n" + c.describe());
+          }
+        }
+        Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, reply,
             "one reply, without the client sending again");
         assertEquals(1, r.requestId());
         assertEquals(GroupState.OK, r.status(), r.error());

@@ -24,6 +24,11 @@ public final class RawConnection implements AutoCloseable {
     this.codec = codec;
   }
 
+  /** Sets how long a {@link #receive} waits before it throws {@link java.net.SocketTimeoutException} (30 s). */
+  public void timeout(int ms) throws IOException {
+    socket.setSoTimeout(ms);
+  }
+
   /** Sends one frame holding the encoded object. */
   public void send(Object frame) throws IOException {
     sendRaw(codec.encode(frame));
