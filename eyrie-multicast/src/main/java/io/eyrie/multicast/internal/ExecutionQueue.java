@@ -170,13 +170,9 @@ final class ExecutionQueue {
       ExecutionCtx ctx = new ExecutionCtx(this, m);
       if (!headStarted) {
         headStarted = true;
-        sentToReplyGroup = false;
-        long sent = sends;
-        ex = m.conflict ? Execution.error("message id " + m.start.id()
-            + " was reused with other content; it was not executed") : invoke(ctx, true);
+        ex = firstDelivery(m, ctx);
         if (ex.isBlocked()) {
-          String bad = checkBlocked(sent);
-          if (bad == null) {
+          if (!later.isEmpty() || !deferred.isEmpty()) {
             // Not started (no started-signal): delivered again after a completion here.
             queue.poll();
             headStarted = false;
@@ -184,16 +180,11 @@ final class ExecutionQueue {
             deferred.add(m);
             continue;
           }
-          ex = Execution.error(bad);
+          ex = Execution.error("the application blocked with no message in progress");
         }
-        if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
-          outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
-        }
+        signalStarted(m);
       } else if (parkedOn != null && satisfied(m.start.id(), parkedOn)) {
-        ex = invoke(ctx, false);
-        if (ex.isBlocked()) {
-          ex = Execution.error("only a delivery can block, not a resume");
-        }
+        ex = resume(ctx);
       } else {
         return;
       }
@@ -219,15 +210,32 @@ final class ExecutionQueue {
     }
   }
 
-  /** Why a delivery may not answer blocked, or null. */
-  private String checkBlocked(long sentBefore) {
-    if (sends != sentBefore) {
-      return "the application sent items and then blocked";
+  /**
+   * Hands a message to the application for the first time (again, for a deferred one): an error
+   * instead if its id was reused with other content, or if the application sent items and then
+   * answered blocked (what it sent says it started).
+   */
+  private Execution firstDelivery(Msg m, ExecutionCtx ctx) {
+    sentToReplyGroup = false;
+    if (m.conflict) {
+      return Execution.error("message id " + m.start.id() + " was reused with other content; it was not executed");
     }
-    if (later.isEmpty() && deferred.isEmpty()) {
-      return "the application blocked with no message in progress";
+    long sent = sends;
+    Execution ex = invoke(ctx, true);
+    return ex.isBlocked() && sends != sent ? Execution.error("the application sent items and then blocked") : ex;
+  }
+
+  /** Tells the reply group that {@code m} started here, unless an item sent to it already did. */
+  private void signalStarted(Msg m) {
+    if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
+      outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
     }
-    return null;
+  }
+
+  /** Resumes a message that waited; only a first delivery may answer blocked. */
+  private Execution resume(ExecutionCtx ctx) {
+    Execution ex = invoke(ctx, false);
+    return ex.isBlocked() ? Execution.error("only a delivery can block, not a resume") : ex;
   }
 
   /**
@@ -240,20 +248,12 @@ final class ExecutionQueue {
       deferredTried = completions;
       for (java.util.Iterator<Msg> it = deferred.iterator(); it.hasNext(); ) {
         Msg m = it.next();
-        sentToReplyGroup = false;
-        long sent = sends;
-        Execution ex = m.conflict ? Execution.error("message id " + m.start.id()
-            + " was reused with other content; it was not executed") : invoke(new ExecutionCtx(this, m), true);
+        Execution ex = firstDelivery(m, new ExecutionCtx(this, m));
         if (ex.isBlocked()) {
-          if (sends == sent) {
-            continue;
-          }
-          ex = Execution.error("the application sent items and then blocked");
+          continue;
         }
         it.remove();
-        if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
-          outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
-        }
+        signalStarted(m);
         if (ex.isAwait() || ex.isResumeLater()) {
           String bad = checkWait(m, ex);
           if (bad == null) {
@@ -272,9 +272,8 @@ final class ExecutionQueue {
         // start: the application broke its promise; the first one ends with an error rather than
         // all of them waiting for ever.
         Msg m = deferred.remove(0);
-        if (!self.equals(m.start.replyGroup())) {
-          outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
-        }
+        sentToReplyGroup = false;
+        signalStarted(m);
         complete(m, Execution.error("the application blocked with no message in progress"));
       }
     }
@@ -318,10 +317,7 @@ final class ExecutionQueue {
     if (l == null || !satisfied(id, l.on)) {
       return false;
     }
-    Execution ex = invoke(new ExecutionCtx(this, l.m), false);
-    if (ex.isBlocked()) {
-      ex = Execution.error("only a delivery can block, not a resume");
-    }
+    Execution ex = resume(new ExecutionCtx(this, l.m));
     if (ex.isAwait() || ex.isResumeLater()) {
       String bad = checkWait(l.m, ex);
       if (bad == null) {
