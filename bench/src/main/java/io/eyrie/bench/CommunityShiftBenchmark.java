@@ -200,7 +200,7 @@ public final class CommunityShiftBenchmark {
       multi += s.multiPartition();
       retries += s.retries();
     }
-    return new ClientStats(commands, 0, 0, moves, 0, retries, 0, multi, 0);
+    return new ClientStats(commands, 0, 0, moves, 0, retries, 0, multi, 0, 0);
   }
 
   /**

@@ -151,7 +151,7 @@ public final class ChirperClient implements AutoCloseable {
 
   /** Reads a timeline, newest first. */
   public CompletableFuture<List<Post>> timeline(long user) {
-    return client.sendAccess(Command.access(new Ops.GetTimeline(user), ObjId.valueOf(user))).thenApply(r -> {
+    return client.sendRead(Command.access(new Ops.GetTimeline(user), ObjId.valueOf(user))).thenApply(r -> {
       if (!r.isOk()) {
         throw new IllegalStateException("no timeline for user " + user + ": " + r.reason());
       }

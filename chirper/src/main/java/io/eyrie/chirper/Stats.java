@@ -16,18 +16,20 @@ final class Stats {
   }
 
   static ClientStats zero() {
-    return new ClientStats(0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new ClientStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   static ClientStats plus(ClientStats a, ClientStats b) {
     return new ClientStats(a.commands() + b.commands(), a.cacheHits() + b.cacheHits(), a.consults() + b.consults(),
         a.moves() + b.moves(), a.movedObjects() + b.movedObjects(), a.retries() + b.retries(),
-        a.fallbacks() + b.fallbacks(), a.multiPartition() + b.multiPartition(), a.direct() + b.direct());
+        a.fallbacks() + b.fallbacks(), a.multiPartition() + b.multiPartition(), a.direct() + b.direct(),
+        a.reads() + b.reads());
   }
 
   static ClientStats minus(ClientStats a, ClientStats b) {
     return new ClientStats(a.commands() - b.commands(), a.cacheHits() - b.cacheHits(), a.consults() - b.consults(),
         a.moves() - b.moves(), a.movedObjects() - b.movedObjects(), a.retries() - b.retries(),
-        a.fallbacks() - b.fallbacks(), a.multiPartition() - b.multiPartition(), a.direct() - b.direct());
+        a.fallbacks() - b.fallbacks(), a.multiPartition() - b.multiPartition(), a.direct() - b.direct(),
+        a.reads() - b.reads());
   }
 }

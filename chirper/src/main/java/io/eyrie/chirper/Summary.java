@@ -39,6 +39,7 @@ final class Summary {
     rows.add(row("fallbacks", Long.toString(st.fallbacks()), "commands executed with S-SMR on all partitions"));
     rows.add(row("single-partition share", fmt("%.1f %%", 100 * st.directShare()),
         fmt("%d of %d ran in one partition at once, no move", st.direct(), st.commands())));
+    rows.add(row("reads off the log", Long.toString(st.reads()), "timelines a partition's leader served without a log entry"));
     rows.add(row("multi-partition (S-SMR)", Long.toString(st.multiPartition()), "executions on several partitions"));
     rows.add(row("oracle consults", Long.toString(st.consults()), fmt("cache hits %d", st.cacheHits())));
     rows.add(row("timeouts", Long.toString(r.timeouts()), "outcome unknown (no answer in time)"));

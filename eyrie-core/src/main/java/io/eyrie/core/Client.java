@@ -95,6 +95,7 @@ public final class Client implements AutoCloseable {
   private final AtomicLong fallbacks = new AtomicLong();
   private final AtomicLong multiPartition = new AtomicLong();
   private final AtomicLong direct = new AtomicLong();
+  private final AtomicLong reads = new AtomicLong();
 
   private Client(Builder b) {
     this.mode = b.mode;
@@ -133,7 +134,7 @@ public final class Client implements AutoCloseable {
   /** Returns this proxy's counters. */
   public ClientStats stats() {
     return new ClientStats(commands.get(), cacheHits.get(), consults.get(), moves.get(), movedObjects.get(),
-        retries.get(), fallbacks.get(), multiPartition.get(), direct.get());
+        retries.get(), fallbacks.get(), multiPartition.get(), direct.get(), reads.get());
   }
 
   /** Returns the cached location of an object, or null. */
@@ -179,6 +180,28 @@ public final class Client implements AutoCloseable {
     return send(command, Command.Kind.DELETE, null);
   }
 
+  /**
+   * Executes an access command that changes nothing, usually without a log entry: when the
+   * objects are (as far as this proxy knows) in one partition, that partition's leader executes
+   * it on its replica once it has applied everything committed before (a linearizable read), if
+   * no command in progress there holds or waits for one of the objects. Otherwise, or if the
+   * partition cannot serve it now, the command is sent as {@link #sendAccess(Command)} sends it.
+   * Either way it is linearizable, as an access is. The application's
+   * {@link StateMachine#executeCommand} must not change any object for such a command: it runs on
+   * one replica only, and a change would make the replicas differ.
+   *
+   * @param command a {@link Command.Kind#ACCESS} command that only reads
+   * @return as {@link #sendAccess(Command)}
+   */
+  public CompletableFuture<Reply> sendRead(Command command) {
+    return send(command, Command.Kind.ACCESS, null, true);
+  }
+
+  /** As {@link #sendRead(Command)}, reporting to a callback handler. */
+  public void sendRead(Command command, CallbackHandler handler) {
+    callback(send(command, Command.Kind.ACCESS, handler, true), handler);
+  }
+
   /** As {@link #sendCreate(Command)}, reporting to a callback handler. */
   public void sendCreate(Command command, CallbackHandler handler) {
     callback(send(command, Command.Kind.CREATE, handler), handler);
@@ -205,12 +228,17 @@ public final class Client implements AutoCloseable {
   }
 
   private CompletableFuture<Reply> send(Command command, Command.Kind kind, CallbackHandler handler) {
+    return send(command, kind, handler, false);
+  }
+
+  private CompletableFuture<Reply> send(Command command, Command.Kind kind, CallbackHandler handler, boolean read) {
     if (command == null || command.kind() != kind) {
       return CompletableFuture.failedFuture(new IllegalArgumentException("expected a " + kind + " command, got "
           + command));
     }
     commands.incrementAndGet();
     Attempt a = new Attempt(command, handler, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(totalTimeoutMs));
+    a.read = read;
     CompletableFuture<Reply> result = new CompletableFuture<>();
     // The timeout bounds the whole command, however many consults, moves and retries it takes.
     ScheduledFuture<?> deadline = timer.schedule(() -> result.completeExceptionally(unknown(a)),
@@ -245,6 +273,8 @@ public final class Client implements AutoCloseable {
     int retries;
     int fallbackRounds;
     boolean moved;
+    /** A read that a partition may still serve off the log (cleared once one answered BUSY). */
+    boolean read;
 
     Attempt(Command cmd, CallbackHandler handler, long deadlineNanos) {
       this.cmd = cmd;
@@ -283,6 +313,9 @@ public final class Client implements AutoCloseable {
     TreeSet<GroupId> where = new TreeSet<>(p.locations().values());
     if (where.size() == 1) {
       GroupId g = where.first();
+      if (a.read) {
+        return read(a, g);
+      }
       return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
     }
     a.moved = true;
@@ -311,6 +344,24 @@ public final class Client implements AutoCloseable {
       p.locations().keySet().forEach(id -> cache.put(id, target));
       return call(Set.of(target), target, new Msgs.AccessReq(a.cmd));
     });
+  }
+
+  /**
+   * Asks the partition to serve a read off the log. OK and RETRY are answers as from the log; if
+   * the partition is busy with the objects, or the query fails (no leader, a timeout), the command
+   * goes through the log, in this attempt and every later one.
+   */
+  private CompletableFuture<CoreReply> read(Attempt a, GroupId g) {
+    return mc.query(g, new Msgs.ReadReq(a.cmd)).handle((o, e) -> {
+      if (e == null && o instanceof CoreReply r && (r.status() == Msgs.OK || r.status() == Msgs.RETRY)) {
+        if (r.status() == Msgs.OK) {
+          reads.incrementAndGet();
+        }
+        return CompletableFuture.completedFuture(r);
+      }
+      a.read = false;
+      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
+    }).thenCompose(f -> f);
   }
 
   private CompletableFuture<Prophecy> locate(Attempt a) {

@@ -249,6 +249,9 @@ final class PartitionServer implements Deliverer {
   }
 
   private CoreReply create(Command cmd, Verdict v) {
+    if (v.status() == Msgs.REFUSED) {
+      return oracleRefused();
+    }
     if (v.status() == Msgs.RETRY) {
       return CoreReply.retry(null);
     }
@@ -284,6 +287,9 @@ final class PartitionServer implements Deliverer {
    * tells the application, which may clean up but cannot refuse: the oracle has forgotten it).
    */
   private CoreReply delete(Command cmd, Verdict v) {
+    if (v.status() == Msgs.REFUSED) {
+      return oracleRefused();
+    }
     if (v.status() == Msgs.OK) {
       PRObject gone = objects.remove(cmd.target());
       if (gone != null) {
@@ -297,6 +303,14 @@ final class PartitionServer implements Deliverer {
       return CoreReply.ok(null);
     }
     return v.status() == Msgs.RETRY ? CoreReply.retry(null) : CoreReply.notFound(cmd.target());
+  }
+
+  /**
+   * The oracle refused a create or delete (its application's hook failed; its log says how): the
+   * map is unchanged, so nothing changes here either, and the object is released as after any verdict.
+   */
+  private static CoreReply oracleRefused() {
+    return CoreReply.refused("the oracle's application failed on this command (see the oracle's log); nothing changed");
   }
 
   private Execution ssmrExecute(ExecutionContext ctx, SsmrReq s) {
@@ -416,6 +430,9 @@ final class PartitionServer implements Deliverer {
 
   @Override
   public Object query(Object query) {
+    if (query instanceof Msgs.ReadReq r) {
+      return read(r.cmd());
+    }
     if (query instanceof Msgs.SamplesReq) {
       synchronized (samples) {
         java.util.ArrayList<long[]> out = new java.util.ArrayList<>(samples);
@@ -431,6 +448,59 @@ final class PartitionServer implements Deliverer {
       return new Msgs.PartitionStatsReply(objects.size(), executed, multiPartition, retries, ids);
     }
     throw new IllegalArgumentException("a partition answers no " + (query == null ? null : query.getClass().getSimpleName()));
+  }
+
+  /**
+   * Serves a read ({@link Client#sendRead}) at this replica, off the log: Ratis has applied
+   * everything committed before the query arrived (a linearizable read), and the query runs under
+   * the group's lock, between two applied entries. Executing the command now is what delivering
+   * it now would do, except that it overtakes the commands in progress or blocked here; so it is
+   * served only if none of them holds or waits for one of its objects (docs/design.md 4.8, 6).
+   * Changes nothing here: not the objects (the application's contract for a read), not the
+   * counters, which are replicated.
+   */
+  private CoreReply read(Command cmd) {
+    if (cmd == null || cmd.kind() != Command.Kind.ACCESS) {
+      return CoreReply.busy("only an access command can be read");
+    }
+    if (inUse(cmd.objects())) {
+      return CoreReply.busy("an object is in use by a command in progress");
+    }
+    for (ObjId id : cmd.objects()) {
+      if (!objects.containsKey(id)) {
+        return CoreReply.retry(null);
+      }
+    }
+    running = cmd;
+    try {
+      Object r = app.executeCommand(cmd);
+      return r instanceof StateMachine.RetryMarker m ? CoreReply.retry(m.extra()) : CoreReply.ok(r);
+    } catch (Throwable t) {
+      // Through the log the same command gets the same failure, reported as the log reports it.
+      return CoreReply.busy("the application failed: " + t);
+    } finally {
+      running = null;
+    }
+  }
+
+  /** True if a command in progress here holds one of these objects, or a blocked one waits for it. */
+  private boolean inUse(java.util.Collection<ObjId> ids) {
+    if (held.isEmpty() && waiting.isEmpty()) {
+      return false;
+    }
+    for (ObjId id : ids) {
+      if (held.contains(id)) {
+        return true;
+      }
+    }
+    for (ObjId[] claimed : waiting.values()) {
+      for (ObjId a : claimed) {
+        if (ids.contains(a)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   @Override

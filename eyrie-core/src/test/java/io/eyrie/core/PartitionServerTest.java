@@ -57,11 +57,28 @@ class PartitionServerTest {
   /** Answers whether the application can see another object. */
   record Peek(long other) {}
 
+  /** Replies the sum of the command's counters and changes nothing; or throws, if told to. */
+  record Sum(boolean fail) {
+    Sum() {
+      this(false);
+    }
+  }
+
   static final class CounterServer extends StateMachine {
     final List<ObjId> deleted = new java.util.ArrayList<>();
 
     @Override
     protected Object executeCommand(Command c) {
+      if (c.op() instanceof Sum m) {
+        long sum = 0;
+        for (ObjId id : c.objects()) {
+          sum += ((Counter) getObject(id)).value;
+        }
+        if (m.fail()) {
+          throw new IllegalStateException("told to fail");
+        }
+        return sum;
+      }
       if (c.op() instanceof Peek k) {
         return getObject(ObjId.valueOf(k.other())) != null;
       }
@@ -92,7 +109,7 @@ class PartitionServerTest {
   }
 
   final Codec codec = new Codec(Eyrie.registry().register(100, Counter.class).register(101, Add.class)
-      .register(102, Widen.class).register(103, Peek.class));
+      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class));
 
   PartitionServer server(GroupId g) {
     return new PartitionServer(new CounterServer(), g, CLUSTER, codec);
@@ -231,6 +248,54 @@ class PartitionServerTest {
       assertEquals(1136L, ((CoreReply) x.deliver(b).replyValue()).value(), "then b: 1111 + 25");
       assertEquals(26L, ((CoreReply) x.deliver(c).replyValue()).value(), "then c");
     }
+  }
+
+  static CoreReply read(PartitionServer s, Object op, long... ids) {
+    ObjId[] objs = java.util.Arrays.stream(ids).mapToObj(ObjId::valueOf).toArray(ObjId[]::new);
+    return (CoreReply) s.query(new Msgs.ReadReq(Command.access(op, objs)));
+  }
+
+  /**
+   * A read off the log is served only where delivering the command now would execute it at once:
+   * never while a command in progress holds one of its objects, or a blocked command waits for
+   * one; then it answers BUSY (the client sends it through the log). It changes nothing
+   * replicated, and a missing object or the application's call for more objects is a RETRY, as
+   * through the log.
+   */
+  @Test
+  void aReadIsServedOffTheLogOnlyWhenNoCommandHereHoldsOrAwaitsItsObjects() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    create(s, P0, 3, 30);
+    byte[] before = s.snapshot();
+    assertEquals(30L, read(s, new Sum(), 1, 2).value());
+    assertArrayEquals(before, s.snapshot(), "a read changes nothing replicated, not even the counters");
+    assertEquals(Msgs.RETRY, read(s, new Sum(), 1, 7).status(), "object 7 is not here");
+    assertArrayEquals(new ObjId[] {id(7)}, read(s, new Widen(7), 1).extra(), "the application asks for more");
+    assertEquals(false, read(s, new Peek(2), 1).value(), "a read sees only its declared objects, as through the log");
+
+    FakeExecutionContext z = ctx(P0, new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1);
+    assertEquals(java.util.Set.of(P1), s.deliver(z).awaited());
+    assertEquals(Msgs.BUSY, read(s, new Sum(), 1).status(), "object 1 is held by the waiting S-SMR access");
+    assertEquals(Msgs.BUSY, read(s, new Sum(), 9).status(), "so is 9, absent here: busy, not a retry");
+    assertEquals(20L, read(s, new Sum(), 2).value(), "object 2 is free");
+    FakeExecutionContext b = ctx(P0, new Msgs.AccessReq(Command.access(new Add(100), id(2), id(1))), P0, P0);
+    assertTrue(s.deliver(b).isBlocked());
+    assertEquals(Msgs.BUSY, read(s, new Sum(), 2).status(), "object 2 is claimed by the blocked b");
+    assertEquals(30L, read(s, new Sum(), 3).value());
+
+    TreeMap<ObjId, PRObject> nine = new TreeMap<>();
+    nine.put(id(9), new Counter(id(9), 0));
+    z.receive(P1, Msgs.Values.of(nine));
+    assertEquals(11L, ((CoreReply) s.resume(z).replyValue()).value());
+    assertEquals(Msgs.BUSY, read(s, new Sum(), 1).status(), "no longer held, but b, delivered before, waits for 1");
+    assertEquals(131L, ((CoreReply) s.deliver(b).replyValue()).value(), "b runs: 120 + 11");
+    assertEquals(131L, read(s, new Sum(), 1, 2).value(), "the read sees the access and b");
+
+    assertEquals(Msgs.BUSY, read(s, new Sum(true), 3).status(), "the application failed: the log reports it");
+    assertEquals(Msgs.BUSY, ((CoreReply) s.query(new Msgs.ReadReq(Command.delete(id(1), null)))).status(),
+        "only an access is read");
   }
 
   /** An application sees only the objects its command declares, even those held here. */

@@ -367,6 +367,34 @@ class ExecutionAtomicityTest {
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " has nothing left"));
   }
 
+  /** A read as Client.sendRead asks a partition to serve it off the log (a linearizable read). */
+  private static CoreReply readOffTheLog(DssmrSim sim, ObjId id, GroupId at) {
+    return (CoreReply) sim.groups.get(at).app().query(new Msgs.ReadReq(Command.access(new BankOps.Read(), id)));
+  }
+
+  /**
+   * A read off the log never sees half of an S-SMR access: p1 has finished the transfer (w's new
+   * balance is readable there), so p0, which still waits for p1's values, must not serve v's old
+   * balance: it answers BUSY, and the read sent through the log then waits for the transfer. A
+   * read of an object that no command in progress touches is served at once.
+   */
+  @Test
+  void aReadOffTheLogNeverSeesHalfOfAnSsmrAccess() {
+    DssmrSim sim = new DssmrSim(2);
+    Msg z = transferWaitingAtP0(sim);
+    assertArrayEquals(new long[] {1}, (long[]) readOffTheLog(sim, W, p(1)).value(), "p1 finished the transfer");
+    assertEquals(Msgs.BUSY, readOffTheLog(sim, V, p(0)).status(), "v's old balance would undo half of it");
+    assertArrayEquals(new long[] {7}, (long[]) readOffTheLog(sim, X, p(0)).value());
+    Msg rv = read(sim, V, p(0));
+    sim.settle();
+    assertNull(sim.replies.get(rv.id()), "through the log the read waits for the transfer");
+    sim.release(p(1), p(0));
+    sim.settle();
+    assertEquals("ok", sim.replies.get(z.id()).value());
+    assertTrue(readReturned(sim, rv, 4));
+    assertArrayEquals(new long[] {4}, (long[]) readOffTheLog(sim, V, p(0)).value());
+  }
+
   /**
    * Two S-SMR accesses on one object run in delivery order at both partitions even when the
    * second one's values could be read earlier: the second waits at p0 until the first finished,

@@ -51,7 +51,7 @@
                           (= "ok" (.value r)) (assoc op :type :ok)
                           :else (assoc op :type :fail :error :insufficient)))
         :read (let [as (accounts test)
-                    r (reg/call! proxy test (Command/access (BankOps$Read.) (ids as)) false)]
+                    r (reg/call! proxy test (Command/access (BankOps$Read.) (ids as)) :read)]
                 (if (.isOk r)
                   (assoc op :type :ok :value (zipmap as (vec ^longs (.value r))))
                   (assoc op :type :fail :error (.reason r)))))

@@ -96,7 +96,7 @@
                     (cond (.isOk r) (assoc op :type :ok)
                           (not-found? r k) (assoc op :type :fail :error :absent)
                           :else (assoc op :type :fail :error (.reason r))))
-          :read (let [r (wait! (.sendAccess proxy (access k (JepsenNode$Read.) partner)) test)]
+          :read (let [r (wait! (.sendRead proxy (access k (JepsenNode$Read.) partner)) test)]
                   (cond (and (.isOk r) (service-error? (.value r))) (assoc op :type :fail :error (.value r))
                         (.isOk r) (assoc op :type :ok :value [k (.value r)])
                         (not-found? r k) (assoc op :type :ok :value [k nil] :absent true)

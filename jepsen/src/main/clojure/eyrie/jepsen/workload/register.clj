@@ -47,10 +47,14 @@
       (.build)))
 
 (defn call!
-  "Sends `cmd` (create? or access), waits up to the test's :op-timeout-ms. Returns the Reply;
-  throws TimeoutException when it takes longer."
-  ^Reply [^Client c test ^Command cmd create?]
-  (let [^CompletableFuture f (if create? (.sendCreate c cmd) (.sendAccess c cmd))]
+  "Sends `cmd` as a create (`how` true), a read (:read: Client.sendRead, which a partition's
+  leader may serve without a log entry) or an access (false), waits up to the test's
+  :op-timeout-ms. Returns the Reply; throws TimeoutException when it takes longer."
+  ^Reply [^Client c test ^Command cmd how]
+  (let [^CompletableFuture f (case how
+                               true (.sendCreate c cmd)
+                               :read (.sendRead c cmd)
+                               (.sendAccess c cmd))]
     (try (.get f (long (:op-timeout-ms test 5000)) TimeUnit/MILLISECONDS)
          (catch ExecutionException e (throw (or (.getCause e) e))))))
 
@@ -113,7 +117,7 @@
         (case (:f op)
           :read (if (:unsafe-reads? test)
                   (assoc op :type :ok :value [k (unsafe-read test (replica-node test proxy k) k)])
-                  (let [r (call! proxy test (command k (JepsenNode$Read.) partner) false)]
+                  (let [r (call! proxy test (command k (JepsenNode$Read.) partner) :read)]
                     (if (.isOk r)
                       (assoc op :type :ok :value [k (.value r)])
                       (assoc op :type :fail :error (.reason r)))))

@@ -36,6 +36,7 @@ public final class CoreTypes {
         .registerEyrie(60, Msgs.PartitionChange.class)
         .registerEyrie(61, Msgs.PartitionTableReq.class)
         .registerEyrie(62, io.eyrie.core.PartitionTable.class)
-        .registerEyrie(63, io.eyrie.core.PartitionTable.State.class);
+        .registerEyrie(63, io.eyrie.core.PartitionTable.State.class)
+        .registerEyrie(64, Msgs.ReadReq.class);
   }
 }

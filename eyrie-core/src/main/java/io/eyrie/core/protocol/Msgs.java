@@ -21,6 +21,8 @@ public final class Msgs {
   public static final int EXISTS = 4;
   /** A reply: the command was refused (the value says why) and changed nothing. */
   public static final int REFUSED = 5;
+  /** A partition's answer to a {@link ReadReq} it does not serve now: send the command through the log. */
+  public static final int BUSY = 6;
 
   /** Multicast to one partition: execute the command if all its objects are local. */
   public record AccessReq(Command cmd) {}
@@ -62,6 +64,14 @@ public final class Msgs {
    * once every partition destination has sent this (execution atomicity).
    */
   public record Begun(GroupId partition) {}
+
+  /**
+   * Query to one partition: execute a command that changes nothing on its objects now, without
+   * a log entry, if they are all here and no command in progress here holds or waits for them.
+   * Answered OK with the value, RETRY if an object is not here (or the application asks for more
+   * objects), or {@link #BUSY}: then the client sends the command through the log.
+   */
+  public record ReadReq(Command cmd) {}
 
   /** Query to the oracle: where are the command's objects, or what is the outcome. */
   public record ConsultReq(Command cmd) {}
@@ -151,6 +161,10 @@ public final class Msgs {
 
     public static CoreReply retry(ObjId[] extra) {
       return new CoreReply(RETRY, null, extra);
+    }
+
+    public static CoreReply busy(String why) {
+      return new CoreReply(BUSY, why, null);
     }
   }
 }

@@ -305,20 +305,24 @@ public final class GroupStateMachine extends BaseStateMachine {
   public CompletableFuture<Message> query(Message request) {
     try {
       Object q = codec.decode(request.getContent().toByteArray());
-      Object answer;
+      byte[] answer;
       lock.lock();
       try {
+        Object a;
         if (q instanceof Wire.GroupQuery gq) {
           // Eyrie's own question; a group this one opened is known too.
-          answer = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
+          a = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
               : state.knownGroups().containsKey(gq.group()) ? 1 : 0;
         } else {
-          answer = state.app().query(q);
+          a = state.app().query(q);
         }
+        // Encoded under the lock: an answer may share objects with the state, which the next
+        // applied entry may change.
+        answer = codec.encode(a);
       } finally {
         lock.unlock();
       }
-      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(answer))));
+      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(answer)));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
