@@ -41,6 +41,7 @@ import java.util.TreeMap;
  * delete still waiting is queued behind it ({@link #chains}) and applied when its turn comes.
  */
 final class OracleServer implements Deliverer {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OracleServer.class);
   private final OracleStateMachine app;
   private final TreeMap<ObjId, GroupId> locations = new TreeMap<>();
   private final TreeMap<GroupId, Long> load = new TreeMap<>();
@@ -411,8 +412,40 @@ final class OracleServer implements Deliverer {
     return Execution.done();
   }
 
-  /** Decides a create or delete on the map, applies it and sends the verdict. */
+  /**
+   * Decides a create or delete on the map, applies it and sends the verdict to every partition
+   * destination. If an application hook ({@code created}, {@code deleted}, the placement) throws,
+   * the map is put back as it was and the verdict is REFUSED: the partitions release the object
+   * and answer the client REFUSED, and the object's chain goes on as after any verdict. The
+   * exception depends only on the log (the hooks are deterministic), so every replica does the
+   * same; a {@link VirtualMachineError} depends on the replica and is rethrown (it stops it).
+   */
   private void decide(ExecutionContext ctx, Object p) {
+    ObjId id = (p instanceof CreateReq c ? c.cmd() : p instanceof DeleteReq d ? d.cmd() : ((SsmrReq) p).cmd()).target();
+    GroupId before = locations.get(id);
+    Verdict v;
+    try {
+      v = verdict(ctx, p);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
+      GroupId now = before == null ? locations.remove(id) : locations.put(id, before);
+      if (now != null) {
+        load.merge(now, -1L, Long::sum);
+      }
+      if (before != null) {
+        load.merge(before, 1L, Long::sum);
+      }
+      LOG.warn("{}: the oracle's application failed on {} of {}; refused: {}", self, ctx.id(), id, e.toString());
+      v = new Verdict(Msgs.REFUSED, null);
+    }
+    for (GroupId g : partitionsOf(ctx)) {
+      ctx.send(g, v);
+    }
+  }
+
+  /** The verdict on a create or delete, with the map and the application's hooks changed by it. */
+  private Verdict verdict(ExecutionContext ctx, Object p) {
     if (p instanceof CreateReq c) {
       ObjId id = c.cmd().target();
       // A partition retired since the consult that chose it takes nothing new: the client asks again.
@@ -421,7 +454,7 @@ final class OracleServer implements Deliverer {
         place(id, c.partition());
         app.created(c.cmd(), c.partition());
       }
-      ctx.send(c.partition(), new Verdict(status, status == Msgs.RETRY ? null : c.partition()));
+      return new Verdict(status, status == Msgs.RETRY ? null : c.partition());
     } else if (p instanceof DeleteReq d) {
       ObjId id = d.cmd().target();
       GroupId at = locations.get(id);
@@ -435,7 +468,7 @@ final class OracleServer implements Deliverer {
       } else {
         status = Msgs.RETRY;
       }
-      ctx.send(d.partition(), new Verdict(status, at));
+      return new Verdict(status, at);
     } else {
       Command cmd = ((SsmrReq) p).cmd();
       Verdict v;
@@ -464,9 +497,7 @@ final class OracleServer implements Deliverer {
         }
         v = new Verdict(at != null ? Msgs.OK : Msgs.NOK, at);
       }
-      for (GroupId g : partitionsOf(ctx)) {
-        ctx.send(g, v);
-      }
+      return v;
     }
   }
 
