@@ -6,10 +6,11 @@ import io.eyrie.multicast.NodeOptions;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
@@ -19,24 +20,27 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 public final class GroupQueries implements AutoCloseable {
   private final Supplier<ClusterConfig> cluster;
   private final NodeOptions options;
+  private final Function<GroupId, RaftServer.Division> local;
   private final Map<GroupId, RaftClientHolder> clients = new ConcurrentHashMap<>();
 
-  GroupQueries(Supplier<ClusterConfig> cluster, NodeOptions options) {
+  /**
+   * @param local this node's replica of a group, or null: a query to a group it leads is handed
+   *     to it in process ({@link NodeOptions#localSubmit()}), as writes are
+   */
+  GroupQueries(Supplier<ClusterConfig> cluster, NodeOptions options, Function<GroupId, RaftServer.Division> local) {
     this.cluster = cluster;
     this.options = options;
+    this.local = local;
   }
 
   /** Runs a query on a group; fails with {@link QueryException} if the group refused it. */
   public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
-    RaftClientHolder holder = clients.computeIfAbsent(g,
-        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options)));
+    RaftClientHolder holder = clients.computeIfAbsent(g, k -> options.localSubmit()
+        ? new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options), () -> local.apply(k),
+            options.ratisRequestTimeoutMs())
+        : new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options)));
     try {
-      RaftClient c = holder.get();
-      return c.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).whenComplete((r, e) -> {
-        if (e != null) {
-          holder.failed(c);
-        }
-      }).thenApply(r -> {
+      return holder.sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
         if (r.isSuccess()) {
           return r.getMessage().getContent().toByteArray();
         }

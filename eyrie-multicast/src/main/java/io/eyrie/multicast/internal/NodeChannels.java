@@ -69,7 +69,7 @@ public final class NodeChannels implements AutoCloseable {
     this.codec = codec;
     this.options = options;
     this.machines = machines;
-    this.queries = new GroupQueries(() -> this.cluster, options);
+    this.queries = new GroupQueries(() -> this.cluster, options, divisions::get);
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
     this.relay = options.relay()

@@ -73,6 +73,19 @@ final class RaftClientHolder implements AutoCloseable {
    * throws: problems complete the future exceptionally.
    */
   CompletableFuture<RaftClientReply> send(Message m) {
+    return send(m, false);
+  }
+
+  /**
+   * Sends a linearizable read-only query to the group, as {@link #send(Message)} sends a write:
+   * to the local replica when it is the ready leader (which answers it with its read index, as
+   * for a client's query), else through the client.
+   */
+  CompletableFuture<RaftClientReply> sendReadOnly(Message m) {
+    return send(m, true);
+  }
+
+  private CompletableFuture<RaftClientReply> send(Message m, boolean read) {
     RaftServer.Division d = local.get();
     if (d != null && d.getInfo().isLeader() && d.getInfo().isLeaderReady()) {
       RaftClientRequest request = RaftClientRequest.newBuilder()
@@ -81,26 +94,28 @@ final class RaftClientHolder implements AutoCloseable {
           .setGroupId(d.getGroup().getGroupId())
           .setCallId(LOCAL_CALLS.incrementAndGet())
           .setMessage(m)
-          .setType(RaftClientRequest.writeRequestType())
+          .setType(read ? RaftClientRequest.readRequestType() : RaftClientRequest.writeRequestType())
           .build();
       CompletableFuture<RaftClientReply> f;
       try {
         f = d.getRaftServer().submitClientRequestAsync(request);
       } catch (IOException | RuntimeException e) {
-        return viaClient(m);
+        return viaClient(m, read);
       }
       // Callers continue on a thread of their own, as they do after a client's reply: Ratis
       // completes the future on the group's apply thread, which must not wait for other groups'
       // locks or submit new entries.
       return f.orTimeout(localTimeoutMs, TimeUnit.MILLISECONDS).handleAsync((r, e) -> {
         if (e == null && notAppended(r)) {
-          return viaClient(m);
+          return viaClient(m, read);
         }
-        localWrites.incrementAndGet();
+        if (!read) {
+          localWrites.incrementAndGet();
+        }
         return e != null ? CompletableFuture.<RaftClientReply>failedFuture(e) : CompletableFuture.completedFuture(r);
       }, REPLIES).thenCompose(x -> x);
     }
-    return viaClient(m);
+    return viaClient(m, read);
   }
 
   /** True if this node's replica of the group is its ready leader, so a write would be taken here. */
@@ -115,7 +130,7 @@ final class RaftClientHolder implements AutoCloseable {
         || r.getException() instanceof LeaderNotReadyException || r.getException() instanceof LeaderSteppingDownException);
   }
 
-  private CompletableFuture<RaftClientReply> viaClient(Message m) {
+  private CompletableFuture<RaftClientReply> viaClient(Message m, boolean read) {
     RaftClient c;
     try {
       c = get();
@@ -123,10 +138,11 @@ final class RaftClientHolder implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     try {
-      return c.async().send(m).whenComplete((reply, err) -> {
-        if (err != null || !reply.isSuccess()) {
-          // Also for a failed reply (not only an exception): an ordered Ratis client whose
-          // request failed for good may refuse every later one, so start afresh.
+      return (read ? c.async().sendReadOnly(m) : c.async().send(m)).whenComplete((reply, err) -> {
+        if (err != null || !read && !reply.isSuccess()) {
+          // Also for a failed write's reply (not only an exception): an ordered Ratis client
+          // whose request failed for good may refuse every later one, so start afresh. (A query
+          // the application refused is a failed reply too, and says nothing about the client.)
           failed(c);
         }
       });
