@@ -78,6 +78,7 @@ public final class LoadRunner {
    * @param unfinished commands still outstanding when the drain ended
    * @param perKind successful commands by {@link Workload.Kind} ordinal
    * @param latencies latencies of successful commands
+   * @param kindLatencies the same by {@link Workload.Kind} ordinal
    * @param samples one per second of the window
    * @param stats the client proxies' counters during the run
    * @param errorExamples the first few error messages
@@ -85,7 +86,7 @@ public final class LoadRunner {
    */
   public record Result(Duration window, long completed, long completedInWindow, long timeouts, long errors,
       long unfinished, long[] perKind, Latencies latencies, List<Sample> samples, ClientStats stats,
-      List<String> errorExamples, List<Throwable> timeoutExamples) {
+      List<String> errorExamples, List<Throwable> timeoutExamples, Latencies[] kindLatencies) {
 
     /** Returns the commands completed per second in the measured window. */
     public double throughput() {
@@ -102,6 +103,8 @@ public final class LoadRunner {
   private Consumer<Sample> onSecond = s -> { };
 
   private final Latencies latencies = new Latencies();
+  private final Latencies[] kindLatencies = java.util.stream.Stream.generate(Latencies::new)
+      .limit(Workload.Kind.values().length).toArray(Latencies[]::new);
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong completedInWindow = new AtomicLong();
   private final AtomicLong timeouts = new AtomicLong();
@@ -184,7 +187,7 @@ public final class LoadRunner {
       }
       return new Result(config.duration(), completed.get(), completedInWindow.get(), timeouts.get(), errors.get(),
           unfinished, kinds, latencies, List.copyOf(samples), Stats.minus(Stats.sum(clients), before),
-          List.copyOf(errorExamples), List.copyOf(timeoutExamples));
+          List.copyOf(errorExamples), List.copyOf(timeoutExamples), kindLatencies.clone());
     } finally {
       ticker.shutdownNow();
       threads.forEach(Thread::interrupt);
@@ -243,6 +246,7 @@ public final class LoadRunner {
     Throwable cause = unwrap(e);
     if (cause == null) {
       latencies.add(t1 - t0);
+      kindLatencies[op.kind().ordinal()].add(t1 - t0);
       completed.incrementAndGet();
       if (t1 <= windowEnd) {
         completedInWindow.incrementAndGet();

@@ -31,6 +31,7 @@ final class Summary {
         fmt("%d commands in %.1f s", r.completedInWindow(), secs)));
     rows.add(row("latency p50", fmt("%.2f ms", q[0]), ""));
     rows.add(row("latency p99", fmt("%.2f ms", q[1]), fmt("max %.1f ms", q[2])));
+    rows.add(row("p50 / p99 by command", "", byKind(r)));
     rows.add(row("moves", Long.toString(st.moves()),
         fmt("%.1f/s; %d objects moved", st.moves() / secs, st.movedObjects())));
     rows.add(row("move rate first/last 5 s", fmt("%.1f / %.1f per s", moveRate(r, true), moveRate(r, false)),
@@ -62,6 +63,18 @@ final class Summary {
     }
     List<LoadRunner.Sample> part = first ? ss.subList(0, n) : ss.subList(ss.size() - n, ss.size());
     return part.stream().mapToLong(LoadRunner.Sample::moves).sum() / (double) n;
+  }
+
+  private static String byKind(LoadRunner.Result r) {
+    StringBuilder sb = new StringBuilder();
+    for (Workload.Kind k : Workload.Kind.values()) {
+      Latencies l = r.kindLatencies()[k.ordinal()];
+      if (l.size() > 0) {
+        double[] q = l.quantilesMs(0.5, 0.99);
+        sb.append(sb.length() == 0 ? "" : "  ").append(fmt("%s %.0f / %.0f ms", k.label(), q[0], q[1]));
+      }
+    }
+    return sb.toString();
   }
 
   private static String mix(LoadRunner.Result r) {
