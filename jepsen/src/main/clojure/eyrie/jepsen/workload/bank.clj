@@ -58,7 +58,7 @@
       (catch TimeoutException _ (assoc op :type :info :error :timeout))))
 
   (teardown! [_ _])
-  (close! [_ _] (when proxy (.close proxy))))
+  (close! [_ _] (reg/close-proxy! proxy)))
 
 (defn generator
   "Transfers between random distinct accounts (amounts 1-5) and, one op in five, a read."

@@ -115,7 +115,7 @@
           (assoc op :type :info :error :timeout)))))
 
   (teardown! [_ _])
-  (close! [_ _] (when proxy (.close proxy))))
+  (close! [_ _] (register/close-proxy! proxy)))
 
 (defn- op-gen
   "Ops on one key, delete-heavy: create 20%, delete 15%, read 40%, write 10%, cas 15% (by

@@ -58,6 +58,16 @@
     (try (.get f (long (:op-timeout-ms test 5000)) TimeUnit/MILLISECONDS)
          (catch ExecutionException e (throw (or (.getCause e) e))))))
 
+(defn close-proxy!
+  "Closes a client proxy, logging how many of its reads the partitions served off the log (the
+  rest went through the log: a partition busy with the object, or a failed query)."
+  [^Client c]
+  (when c
+    (let [s (.stats c)]
+      (when (pos? (.commands s))
+        (util/log "client proxy:" (.commands s) "commands," (.reads s) "reads served off the log")))
+    (.close c)))
+
 (defn- oid ^ObjId [k] (ObjId/valueOf (long k)))
 
 (defn- command
@@ -137,7 +147,7 @@
           (assoc op :type :fail :error (str "unreachable: " (.getMessage e)))))))
 
   (teardown! [_ _])
-  (close! [_ _] (when proxy (.close proxy))))
+  (close! [_ _] (close-proxy! proxy)))
 
 (defn- op-gen
   "Ops on one key: reads, writes and cas with small values (so cas often succeeds); a share
