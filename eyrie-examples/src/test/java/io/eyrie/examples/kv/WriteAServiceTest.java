@@ -35,7 +35,7 @@ class WriteAServiceTest {
       Reply copy = client.sendAccess(Command.access(new KvOps.Copy(1, 2), apple, pear)).get(30, SECONDS);
       Reply again = client.sendCreate(Command.create(apple, "blue")).get(30, SECONDS);
       client.sendDelete(Command.delete(apple, null)).get(30, SECONDS);
-      Reply gone = client.sendAccess(Command.access(new KvOps.Get(), apple)).get(30, SECONDS);
+      Reply gone = client.sendRead(Command.access(new KvOps.Get(), apple)).get(30, SECONDS);
 
       switch (gone.status()) {
         case OK -> System.out.println("value: " + gone.value());
