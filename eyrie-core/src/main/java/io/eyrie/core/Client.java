@@ -360,6 +360,9 @@ public final class Client implements AutoCloseable {
         return CompletableFuture.completedFuture(r);
       }
       a.read = false;
+      if (System.nanoTime() - a.deadlineNanos > 0) {
+        return CompletableFuture.<CoreReply>failedFuture(unknown(a)); // the caller has its answer already
+      }
       return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
     }).thenCompose(f -> f);
   }

@@ -475,6 +475,8 @@ final class PartitionServer implements Deliverer {
     try {
       Object r = app.executeCommand(cmd);
       return r instanceof StateMachine.RetryMarker m ? CoreReply.retry(m.extra()) : CoreReply.ok(r);
+    } catch (VirtualMachineError e) {
+      throw e; // depends on this replica, not on the command: as when executing from the log
     } catch (Throwable t) {
       // Through the log the same command gets the same failure, reported as the log reports it.
       return CoreReply.busy("the application failed: " + t);

@@ -12,6 +12,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,7 +107,9 @@ final class RaftClientHolder implements AutoCloseable {
       // completes the future on the group's apply thread, which must not wait for other groups'
       // locks or submit new entries.
       return f.orTimeout(localTimeoutMs, TimeUnit.MILLISECONDS).handleAsync((r, e) -> {
-        if (e == null && notAppended(r)) {
+        if (e == null && notAppended(r) || read && failedRead(r, e)) {
+          // A read changes nothing, so any failure but the application's refusal may be tried
+          // again through the client, which retries other replicas as it does for any query.
           return viaClient(m, read);
         }
         if (!read) {
@@ -122,6 +125,11 @@ final class RaftClientHolder implements AutoCloseable {
   boolean leadsLocally() {
     RaftServer.Division d = local.get();
     return d != null && d.getInfo().isLeader() && d.getInfo().isLeaderReady();
+  }
+
+  /** True if a read failed for another reason than the application refusing it. */
+  private static boolean failedRead(RaftClientReply r, Throwable e) {
+    return e != null || !r.isSuccess() && !(r.getException() instanceof StateMachineException);
   }
 
   /** True if the replica refused before appending: it is not the ready leader. */
