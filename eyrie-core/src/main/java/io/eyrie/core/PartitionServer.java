@@ -98,7 +98,7 @@ final class PartitionServer implements Deliverer {
       return Execution.error(invalid);
     }
     ObjId[] touched = objectsOf(p);
-    if (mustWait(ctx.id(), touched)) {
+    if (mustWait(ctx.id(), java.util.Arrays.asList(touched))) {
       waiting.putIfAbsent(ctx.id(), touched);
       return Execution.blocked();
     }
@@ -206,9 +206,10 @@ final class PartitionServer implements Deliverer {
 
   /**
    * True if a message must wait: an object of it is held by a command in progress here, or
-   * claimed by a command that waits to start and was delivered before it.
+   * claimed by a command that waits to start and was delivered before it ({@code id}; every
+   * waiting command counts if null, as for a read off the log).
    */
-  private boolean mustWait(MsgId id, ObjId[] touched) {
+  private boolean mustWait(MsgId id, java.util.Collection<ObjId> touched) {
     if (held.isEmpty() && waiting.isEmpty()) {
       return false;
     }
@@ -222,10 +223,8 @@ final class PartitionServer implements Deliverer {
         return false; // only those before it count
       }
       for (ObjId a : e.getValue()) {
-        for (ObjId b : touched) {
-          if (a.equals(b)) {
-            return true;
-          }
+        if (touched.contains(a)) {
+          return true;
         }
       }
     }
@@ -463,7 +462,7 @@ final class PartitionServer implements Deliverer {
     if (cmd == null || cmd.kind() != Command.Kind.ACCESS) {
       return CoreReply.busy("only an access command can be read");
     }
-    if (inUse(cmd.objects())) {
+    if (mustWait(null, cmd.objects())) {
       return CoreReply.busy("an object is in use by a command in progress");
     }
     for (ObjId id : cmd.objects()) {
@@ -483,26 +482,6 @@ final class PartitionServer implements Deliverer {
     } finally {
       running = null;
     }
-  }
-
-  /** True if a command in progress here holds one of these objects, or a blocked one waits for it. */
-  private boolean inUse(java.util.Collection<ObjId> ids) {
-    if (held.isEmpty() && waiting.isEmpty()) {
-      return false;
-    }
-    for (ObjId id : ids) {
-      if (held.contains(id)) {
-        return true;
-      }
-    }
-    for (ObjId[] claimed : waiting.values()) {
-      for (ObjId a : claimed) {
-        if (ids.contains(a)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   @Override

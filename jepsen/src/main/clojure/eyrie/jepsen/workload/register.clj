@@ -58,14 +58,19 @@
     (try (.get f (long (:op-timeout-ms test 5000)) TimeUnit/MILLISECONDS)
          (catch ExecutionException e (throw (or (.getCause e) e))))))
 
+(defn log-reads!
+  "Logs how many of a client proxy's reads the partitions served off the log (the rest went
+  through the log: a partition busy with the object, or a failed query)."
+  [^Client c]
+  (let [s (.stats c)]
+    (when (pos? (.commands s))
+      (util/log "client proxy:" (.commands s) "commands," (.reads s) "reads served off the log"))))
+
 (defn close-proxy!
-  "Closes a client proxy, logging how many of its reads the partitions served off the log (the
-  rest went through the log: a partition busy with the object, or a failed query)."
+  "Closes a client proxy, logging its reads off the log first."
   [^Client c]
   (when c
-    (let [s (.stats c)]
-      (when (pos? (.commands s))
-        (util/log "client proxy:" (.commands s) "commands," (.reads s) "reads served off the log")))
+    (log-reads! c)
     (.close c)))
 
 (defn- oid ^ObjId [k] (ObjId/valueOf (long k)))

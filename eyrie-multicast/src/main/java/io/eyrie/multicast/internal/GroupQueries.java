@@ -35,10 +35,8 @@ public final class GroupQueries implements AutoCloseable {
 
   /** Runs a query on a group; fails with {@link QueryException} if the group refused it. */
   public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
-    RaftClientHolder holder = clients.computeIfAbsent(g, k -> options.localSubmit()
-        ? new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options), () -> local.apply(k),
-            options.ratisRequestTimeoutMs())
-        : new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options)));
+    RaftClientHolder holder = clients.computeIfAbsent(g,
+        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options), () -> local.apply(k), options));
     try {
       return holder.sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
         if (r.isSuccess()) {

@@ -314,9 +314,7 @@ public final class NodeChannels implements AutoCloseable {
 
   /** How this node writes to group {@code g}: to its own replica when that leads, else through a Ratis client. */
   private RaftClientHolder writer(ClusterConfig c, GroupId g) {
-    RaftClientHolder w = options.localSubmit()
-        ? new RaftClientHolder(() -> RatisSupport.newClient(c, g, options), () -> divisions.get(g), options.ratisRequestTimeoutMs())
-        : new RaftClientHolder(() -> RatisSupport.newClient(c, g, options));
+    RaftClientHolder w = new RaftClientHolder(() -> RatisSupport.newClient(c, g, options), () -> divisions.get(g), options);
     writers.add(w);
     return w;
   }

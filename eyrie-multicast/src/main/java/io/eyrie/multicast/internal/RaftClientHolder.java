@@ -53,6 +53,11 @@ final class RaftClientHolder implements AutoCloseable {
     this(factory, () -> null, 0);
   }
 
+  /** A holder that submits to {@code local} when {@link NodeOptions#localSubmit()} is on. */
+  RaftClientHolder(Supplier<RaftClient> factory, Supplier<RaftServer.Division> local, io.eyrie.multicast.NodeOptions o) {
+    this(factory, o.localSubmit() ? local : () -> null, o.ratisRequestTimeoutMs());
+  }
+
   /**
    * @param local this node's replica of the group, or null when it hosts none
    * @param localTimeoutMs how long a local write may take before it counts as failed (as a
@@ -107,9 +112,10 @@ final class RaftClientHolder implements AutoCloseable {
       // completes the future on the group's apply thread, which must not wait for other groups'
       // locks or submit new entries.
       return f.orTimeout(localTimeoutMs, TimeUnit.MILLISECONDS).handleAsync((r, e) -> {
-        if (e == null && notAppended(r) || read && failedRead(r, e)) {
-          // A read changes nothing, so any failure but the application's refusal may be tried
-          // again through the client, which retries other replicas as it does for any query.
+        // A write that may have been appended is not sent again. A read changes nothing, so any
+        // failure but the application's refusal is tried again through the client, which retries
+        // other replicas as it does for any query.
+        if (read ? failedRead(r, e) : e == null && notAppended(r)) {
           return viaClient(m, read);
         }
         if (!read) {
