@@ -41,19 +41,30 @@ class FollowerReadTest {
         .deliverers(new EchoDeliverers()).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       GroupId g = c.cluster().partitions().get(0);
-      int leader = c.leaderOf(g);
-      int follower = c.cluster().group(g).members().stream().filter(n -> n != leader).findFirst().orElseThrow();
-      assertNotEquals(leader, follower);
       Codec codec = new Codec(CodecRegistry.create());
       RaftProperties p = new RaftProperties();
       RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
       // Long enough that a follower that never answers fails the test rather than being retried.
       RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(60, TimeUnit.SECONDS));
-      try (RaftClient client = RaftClient.newBuilder().setProperties(p)
-          .setRaftGroup(RatisSupport.raftGroup(c.cluster(), g))
-          .setLeaderId(RatisSupport.peerId(follower))
-          .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-          .build()) {
+      // Right after the leaders are placed (a transfer may follow the election) a follower may not
+      // know the leader yet, and then answers a read with "leader is unknown" (an answer, not the
+      // hang this test is about): wait until a follower names the current leader.
+      int[] roles = new int[2];
+      try (RaftClient probe = client(p, c, g, 0)) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        do {
+          assertTrue(System.nanoTime() < deadline, "no follower named the leader within 30 s");
+          if (roles[0] != 0) {
+            Thread.sleep(50);
+          }
+          roles[0] = c.leaderOf(g);
+          roles[1] = c.cluster().group(g).members().stream().filter(n -> n != roles[0]).findFirst().orElseThrow();
+        } while (!namesLeader(directRead(probe, codec, g, roles[1]), roles[0]));
+      }
+      int leader = roles[0];
+      int follower = roles[1];
+      assertNotEquals(leader, follower);
+      try (RaftClient client = client(p, c, g, follower)) {
         for (int i = 0; i < 3; i++) {
           RaftClientReply r = client.async()
               .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(new Wire.GroupQuery(g)))))
@@ -62,16 +73,42 @@ class FollowerReadTest {
           assertEquals(2, codec.decode(r.getMessage().getContent().toByteArray()), "the group knows itself as open");
         }
         // The direct form (no redirection): the follower refuses at once and names the leader.
-        java.util.concurrent.CompletableFuture<Object> direct = client.async()
-            .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(new Wire.GroupQuery(g)))),
-                RatisSupport.peerId(follower))
-            .handle((r, e) -> e != null ? e : r);
-        Object outcome = direct.get(20, TimeUnit.SECONDS);
-        NotLeaderException nle = outcome instanceof RaftClientReply r ? r.getNotLeaderException() : find((Throwable) outcome);
+        Object outcome = directRead(client, codec, g, follower);
+        NotLeaderException nle = notLeader(outcome);
         assertNotNull(nle, () -> "expected not-leader, got " + outcome);
         assertEquals(RatisSupport.peerId(leader), nle.getSuggestedLeader().getId());
       }
     }
+  }
+
+  /** A Ratis client of the group whose first guess of the leader is {@code first} (0: none). */
+  private static RaftClient client(RaftProperties p, EmbeddedCluster c, GroupId g, int first) {
+    RaftClient.Builder b = RaftClient.newBuilder().setProperties(p)
+        .setRaftGroup(RatisSupport.raftGroup(c.cluster(), g))
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)));
+    if (first != 0) {
+      b.setLeaderId(RatisSupport.peerId(first));
+    }
+    return b.build();
+  }
+
+  /** A read sent to the follower itself, without redirection: its reply or its failure. */
+  private static Object directRead(RaftClient client, Codec codec, GroupId g, int follower) throws Exception {
+    return client.async()
+        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(codec.encode(new Wire.GroupQuery(g)))),
+            RatisSupport.peerId(follower))
+        .handle((r, e) -> e != null ? e : r)
+        .get(20, TimeUnit.SECONDS);
+  }
+
+  private static NotLeaderException notLeader(Object outcome) {
+    return outcome instanceof RaftClientReply r ? r.getNotLeaderException() : find((Throwable) outcome);
+  }
+
+  private static boolean namesLeader(Object outcome, int leader) {
+    NotLeaderException nle = notLeader(outcome);
+    return nle != null && nle.getSuggestedLeader() != null
+        && RatisSupport.peerId(leader).equals(nle.getSuggestedLeader().getId());
   }
 
   private static NotLeaderException find(Throwable t) {
