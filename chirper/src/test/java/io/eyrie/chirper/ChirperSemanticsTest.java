@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
+import io.eyrie.core.ClientStats;
 import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
@@ -100,7 +101,8 @@ class ChirperSemanticsTest {
          ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
          ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
       for (long u = 0; u < 4; u++) {
-        assertTrue(get(a.createUser(u, (int) u)).isOk()); // communities 0..3: different partitions
+        // One community, bulk-loaded in different partitions: commands gather them in its home.
+        seed(a, u, 0, (int) u % 3, new long[0], new long[0]);
       }
       get(a.follow(1, 0));
       get(a.follow(2, 0));
@@ -187,6 +189,48 @@ class ChirperSemanticsTest {
       }
       assertEquals(List.of(100L), ids(get(b.timeline(11))));
       assertEquals(List.of(100L), ids(get(b.timeline(12))));
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void commandsAcrossCommunityHomesRunWhereTheUsersAreAndMoveNobody() throws Exception {
+    try (EmbeddedCluster c = cluster();
+         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
+         ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+      java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
+      // Three users in the homes of communities 0, 1 and 2 (partitions 0, 1 and 2), and 23,
+      // of community 1, bulk-loaded away from home in partition 0.
+      for (long u = 20; u <= 22; u++) {
+        assertTrue(get(a.createUser(u, (int) (u - 20))).isOk());
+      }
+      seed(a, 23, 1, 0, new long[0], new long[0]);
+      // Across homes: under majority-gathering a follow's pair has no majority, and the default
+      // rule moves one of them out of its home.
+      assertTrue((Boolean) get(a.follow(20, 21)).value());
+      assertTrue((Boolean) get(a.follow(22, 21)).value());
+      assertTrue((Boolean) get(a.follow(23, 22)).value());
+      assertEquals(2, get(a.post(new Post(200, 21, 1, "across homes"))).value()); // 20 and 22
+      assertEquals(1, get(a.post(new Post(201, 22, 2, "to 23"))).value());
+      ClientStats s = a.proxy().stats();
+      assertEquals(0, s.moves(), "nobody moves for a command across community homes: " + s);
+      assertTrue(s.multiPartition() >= 5, "they ran with S-SMR where the users are: " + s);
+      for (long u = 20; u <= 23; u++) {
+        get(b.timeline(u)); // a fresh client asks the oracle where u is
+        int where = u == 23 ? 0 : (int) (u - 20);
+        assertEquals(parts.get(where), b.proxy().cachedLocation(io.eyrie.core.ObjId.valueOf(u)), "user " + u);
+      }
+      assertEquals(List.of(200L), ids(get(b.timeline(20))));
+      assertEquals(List.of(201L, 200L), ids(get(b.timeline(22))), "its own post and 21's");
+      assertEquals(List.of(201L), ids(get(b.timeline(23))));
+      // Within one community's home: 23 is gathered back home by its follow of 21.
+      assertTrue((Boolean) get(a.follow(23, 21)).value());
+      assertEquals(1, a.proxy().stats().moves(), "23 went home");
+      get(b.timeline(23));
+      b.proxy().clearLocationCache();
+      get(b.timeline(23));
+      assertEquals(parts.get(1), b.proxy().cachedLocation(io.eyrie.core.ObjId.valueOf(23)), "23 is home");
+      assertEquals(List.of(201L, 200L), ids(get(b.timeline(23))), "the follow brought 21's post");
     }
   }
 
