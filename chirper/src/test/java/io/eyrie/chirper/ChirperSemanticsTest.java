@@ -215,6 +215,7 @@ class ChirperSemanticsTest {
       ClientStats s = a.proxy().stats();
       assertEquals(0, s.moves(), "nobody moves for a command across community homes: " + s);
       assertTrue(s.multiPartition() >= 5, "they ran with S-SMR where the users are: " + s);
+      assertEquals(0, s.fallbacks(), "on their users' partitions, not as a fallback to every partition: " + s);
       for (long u = 20; u <= 23; u++) {
         get(b.timeline(u)); // a fresh client asks the oracle where u is
         int where = u == 23 ? 0 : (int) (u - 20);
