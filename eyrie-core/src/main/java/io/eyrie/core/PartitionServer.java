@@ -249,7 +249,7 @@ final class PartitionServer implements Deliverer {
 
   private CoreReply create(Command cmd, Verdict v) {
     if (v.status() == Msgs.REFUSED) {
-      return oracleRefused();
+      return oracleRefused(v.reason());
     }
     if (v.status() == Msgs.RETRY) {
       return CoreReply.retry(null);
@@ -287,7 +287,7 @@ final class PartitionServer implements Deliverer {
    */
   private CoreReply delete(Command cmd, Verdict v) {
     if (v.status() == Msgs.REFUSED) {
-      return oracleRefused();
+      return oracleRefused(v.reason());
     }
     if (v.status() == Msgs.OK) {
       PRObject gone = objects.remove(cmd.target());
@@ -308,8 +308,9 @@ final class PartitionServer implements Deliverer {
    * The oracle refused a create or delete (its application's hook failed; its log says how): the
    * map is unchanged, so nothing changes here either, and the object is released as after any verdict.
    */
-  private static CoreReply oracleRefused() {
-    return CoreReply.refused("the oracle's application failed on this command (see the oracle's log); nothing changed");
+  private static CoreReply oracleRefused(String reason) {
+    return CoreReply.refused("the oracle's application failed on this command"
+        + (reason != null ? ": " + reason : " (see the oracle's log)") + "; nothing changed");
   }
 
   private Execution ssmrExecute(ExecutionContext ctx, SsmrReq s) {

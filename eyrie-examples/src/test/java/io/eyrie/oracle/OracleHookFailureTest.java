@@ -124,15 +124,17 @@ class OracleHookFailureTest {
     return get(client.sendAccess(Command.access(new BankOps.Read(), objs)));
   }
 
-  static void assertRefused(Reply r) {
+  /** Refused, with the application's exception in the reason. */
+  static void assertRefused(Reply r, Class<? extends Exception> thrown) {
     assertEquals(Reply.Status.REFUSED, r.status(), r.toString());
     assertTrue(r.reason().contains("oracle's application failed"), r.reason());
+    assertTrue(r.reason().contains(thrown.getName() + ": "), "the exception in the reason: " + r.reason());
   }
 
   @Test
   void aCreateWhoseCreatedHookThrowsIsRefusedAndTheObjectIsFreeAfterwards() throws Exception {
     assertTrue(create(client, 101, 7).isOk());
-    assertRefused(create(client, 100, POISON_CREATED));
+    assertRefused(create(client, 100, POISON_CREATED), IllegalStateException.class);
     assertEquals(Reply.Status.NOT_FOUND, read(100).status(), "the refused create changed nothing");
     assertArrayEquals(new long[] {7}, (long[]) read(101).value(), "other objects go on");
     assertTrue(create(client, 100, 50).isOk(), "the object's next create is decided and applied");
@@ -146,7 +148,7 @@ class OracleHookFailureTest {
   @Test
   void aDeleteWhoseDeletedHookThrowsIsRefusedAndTheObjectStays() throws Exception {
     assertTrue(create(client, POISON_DELETED.value(), 9).isOk());
-    assertRefused(get(client.sendDelete(Command.delete(POISON_DELETED, null))));
+    assertRefused(get(client.sendDelete(Command.delete(POISON_DELETED, null))), NullPointerException.class);
     assertArrayEquals(new long[] {9}, (long[]) read(POISON_DELETED.value()).value(), "still there, unchanged");
     assertEquals(10L, get(client.sendAccess(Command.access(new BankOps.Deposit(1), POISON_DELETED))).value());
     assertTrue(get(client.sendDelete(Command.delete(POISON_DELETED, null))).isOk(), "the next delete goes through");
@@ -157,7 +159,7 @@ class OracleHookFailureTest {
 
   @Test
   void anSsmrCreateWhosePlacementThrowsIsRefusedAtEveryPartition() throws Exception {
-    assertRefused(create(ssmr, 200, POISON_PLACEMENT));
+    assertRefused(create(ssmr, 200, POISON_PLACEMENT), ArithmeticException.class);
     assertEquals(Reply.Status.NOT_FOUND, read(200).status());
     assertTrue(create(ssmr, 200, 5).isOk(), "the object's next S-SMR create is decided and applied");
     assertArrayEquals(new long[] {5}, (long[]) read(200).value());

@@ -437,7 +437,8 @@ final class OracleServer implements Deliverer {
         load.merge(before, 1L, Long::sum);
       }
       LOG.warn("{}: the oracle's application failed on {} of {}; refused: {}", self, ctx.id(), id, e.toString());
-      v = new Verdict(Msgs.REFUSED, null);
+      String why = e.toString();
+      v = new Verdict(Msgs.REFUSED, null, why.length() <= Verdict.REASON_MAX ? why : why.substring(0, Verdict.REASON_MAX));
     }
     for (GroupId g : partitionsOf(ctx)) {
       ctx.send(g, v);

@@ -404,7 +404,8 @@ class OracleServerTest {
     FakeExecutionContext ssmrDelete = ctx(new Msgs.SsmrReq(Command.delete(id(3), null)), P0, ORACLE, P0, P1);
     o.deliver(ssmr);
     o.deliver(ssmrDelete);
-    assertEquals(new Verdict(Msgs.REFUSED, null), decided(o, ssmr, P0, P1));
+    assertEquals(new Verdict(Msgs.REFUSED, null, "java.lang.IllegalArgumentException: placement failed on " + id(3)),
+        decided(o, ssmr, P0, P1), "refused, with the application's exception");
     assertNull(o.locationOf(id(3)));
     assertEquals(Msgs.NOK, decided(o, ssmrDelete, P0, P1).status(), "the next command on it is decided: nothing to delete");
     o.failPlacement.clear();

@@ -54,8 +54,19 @@ public final class Msgs {
     }
   }
 
-  /** Channel item: the oracle's verdict on a create or delete, and where the object is (or goes). */
-  public record Verdict(int status, GroupId location) {}
+  /**
+   * Channel item: the oracle's verdict on a create or delete, where the object is (or goes), and
+   * for a REFUSED verdict why (the application's exception, at most {@link #REASON_MAX} chars).
+   */
+  public record Verdict(int status, GroupId location, String reason) {
+    /** The longest reason a verdict carries. */
+    public static final int REASON_MAX = 300;
+
+    /** A verdict without a reason. */
+    public Verdict(int status, GroupId location) {
+      this(status, location, null);
+    }
+  }
 
   /**
    * Channel item from a partition to the oracle: the partition has reached a create or delete at
