@@ -27,8 +27,8 @@
             [eyrie.jepsen.history :as h]
             [eyrie.jepsen.util :as util]
             [eyrie.jepsen.workload.register :as reg])
-  (:import (io.eyrie.chirper ChirperClient ChirperServer Post)
-           (io.eyrie.core Client Reply)
+  (:import (io.eyrie.chirper ChirperClient ChirperServer Ops$SeedUser Post)
+           (io.eyrie.core Client Command ObjId Reply)
            (java.util Random)
            (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)
            (java.util.concurrent.atomic AtomicLong)))
@@ -36,6 +36,25 @@
 (def timeline-max 50)
 
 (defn users [test] (vec (range (:users test 12))))
+
+(def communities
+  "Users are spread over this many communities; Chirper's oracle gives community c the home
+  partition c mod P."
+  4)
+
+(defn- create-user!
+  "Creates user u in community u mod 4, in its community's home, except users 4-7, 12-15, ...,
+  bulk-loaded one partition away from it. So a community's first command that needs a stray
+  moves it home, and a command across homes runs with S-SMR where its users are: single-partition
+  commands, moves and S-SMR commands all happen in a test."
+  ^Reply [^ChirperClient chirper u]
+  (let [c (int (mod u communities))]
+    (if (even? (quot u communities))
+      (.get (.createUser chirper (long u) c) 10 TimeUnit/SECONDS)
+      (.get (.sendCreate (.proxy chirper)
+                         (Command/create (ObjId/valueOf (long u))
+                                         (Ops$SeedUser. (long u) c (int (inc c)) (long-array 0) (long-array 0))))
+            10 TimeUnit/SECONDS))))
 
 (defn- wait! [^CompletableFuture f test]
   (try (.get f (long (:op-timeout-ms test 5000)) TimeUnit/MILLISECONDS)
@@ -55,7 +74,7 @@
     (util/log "creating" (count (users test)) "users")
     (doseq [u (users test)]
       (util/await-fn (str "user " u " created")
-                     (fn [] (let [^Reply r (.get (.createUser chirper (long u) (int 0)) 10 TimeUnit/SECONDS)]
+                     (fn [] (let [^Reply r (create-user! chirper u)]
                               (or (.isOk r) (re-find #"(?i)exist" (str (.reason r)))
                                   (throw (ex-info (str "create " u ": " (.reason r)) {})))))
                      60)))

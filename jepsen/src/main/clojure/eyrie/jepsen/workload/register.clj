@@ -60,11 +60,13 @@
 
 (defn log-reads!
   "Logs how many of a client proxy's reads the partitions served off the log (the rest went
-  through the log: a partition busy with the object, or a failed query)."
+  through the log: a partition busy with the object, or a failed query), and how many moves and
+  multi-partition (S-SMR) executions its commands took."
   [^Client c]
   (let [s (.stats c)]
     (when (pos? (.commands s))
-      (util/log "client proxy:" (.commands s) "commands," (.reads s) "reads served off the log"))))
+      (util/log "client proxy:" (.commands s) "commands," (.reads s) "reads served off the log,"
+                (.moves s) "moves," (.multiPartition s) "S-SMR executions"))))
 
 (defn close-proxy!
   "Closes a client proxy, logging its reads off the log first."
