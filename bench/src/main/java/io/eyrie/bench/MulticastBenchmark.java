@@ -49,9 +49,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * chooses the loaded multicast phases (for profiling one); the last three override Eyrie's defaults (for
  * choosing them by measurement). {@code --jit-warmup S} first runs the loaded multicast phases,
  * unmeasured, in rounds of 4 s each until the JIT compiled for less than 10% of a round, for at
- * most S seconds (0 skips it): on 2 cores the JIT compiler thread took 45-60% of a core for the
- * first 25 s of load, so without it the first phases measured the compiler as much as the
- * multicast (1-group 2,855 ops/s cold against 5,416 warm in one run).
+ * most S seconds (0 skips it): on 2 cores the JIT's one C2 thread competes with the load and
+ * took 85-100 s to catch up, so without it the first phases measured the compiler as much as the
+ * multicast (bench/RESULTS.md, "Issue 15, seventh session").
  */
 public final class MulticastBenchmark {
 
@@ -66,6 +66,23 @@ public final class MulticastBenchmark {
     public Row(String name, int groups, double opsPerSec, double p50, double p99, long errors, String cost) {
       this(name, groups, opsPerSec, p50, p99, errors, cost, Double.NaN, Double.NaN);
     }
+  }
+
+  /** Milliseconds the JIT compilers have spent compiling in this JVM, or -1 if the JVM cannot say. */
+  static long jitMillis() {
+    java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+  }
+
+  /** One multicast to {@code k} distinct random groups, from the clients in turn. */
+  private static CompletableFuture<?> randomMulticast(int k, List<GroupId> groups, List<MulticastClient> mc,
+      AtomicInteger turn, byte[] payload) {
+    TreeSet<GroupId> dests = new TreeSet<>();
+    ThreadLocalRandom r = ThreadLocalRandom.current();
+    while (dests.size() < k) {
+      dests.add(groups.get(r.nextInt(groups.size())));
+    }
+    return mc.get(Math.floorMod(turn.getAndIncrement(), mc.size())).multicast(dests, payload);
   }
 
   /** Process CPU time of this JVM in nanoseconds (all threads), or -1 if the JVM cannot say. */
@@ -139,26 +156,18 @@ public final class MulticastBenchmark {
       }
       List<GroupId> groups = new ArrayList<>(cluster.cluster().groupIds());
       int jitWarmup = Integer.parseInt(o.getOrDefault("jit-warmup", "120"));
-      java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-      boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
       long warmStart = System.nanoTime();
       // Rounds of 4 s per loaded phase until the JIT compiled for less than 10% of a round, or
       // for at most --jit-warmup seconds.
       while (jitWarmup > 0 && (System.nanoTime() - warmStart) / 1e9 < jitWarmup) {
-        long jit0 = jitTimed ? jit.getTotalCompilationTime() : 0;
+        long jit0 = jitMillis();
         long r0 = System.nanoTime();
         for (int k : groupCounts) {
           AtomicInteger rr = new AtomicInteger();
-          phase("warm-up", k, clients * window, 4, 0, () -> {
-            TreeSet<GroupId> dests = new TreeSet<>();
-            ThreadLocalRandom r = ThreadLocalRandom.current();
-            while (dests.size() < k) {
-              dests.add(groups.get(r.nextInt(groups.size())));
-            }
-            return mc.get(Math.floorMod(rr.getAndIncrement(), mc.size())).multicast(dests, payload);
-          }, () -> "", null, false);
+          phase("warm-up", k, clients * window, 4, 0, () -> randomMulticast(k, groups, mc, rr, payload),
+              () -> "", null, false);
         }
-        double share = !jitTimed ? 0 : (jit.getTotalCompilationTime() - jit0) / ((System.nanoTime() - r0) / 1e6);
+        double share = jit0 < 0 ? 0 : (jitMillis() - jit0) / ((System.nanoTime() - r0) / 1e6);
         System.out.printf(Locale.ROOT, "JIT warm-up: %.0f s, the JIT compiled %.0f%% of the last round%n",
             (System.nanoTime() - warmStart) / 1e9, 100 * share);
         if (share < 0.10) {
@@ -171,13 +180,8 @@ public final class MulticastBenchmark {
         Map<String, Long> before = traffic(cluster);
         long[] opsHolder = new long[1];
         Row row = phase("multicast", k, clients * window, warmup, duration, () -> {
-          TreeSet<GroupId> dests = new TreeSet<>();
-          ThreadLocalRandom r = ThreadLocalRandom.current();
-          while (dests.size() < k) {
-            dests.add(groups.get(r.nextInt(groups.size())));
-          }
           opsHolder[0]++;
-          return mc.get(Math.floorMod(rr.getAndIncrement(), mc.size())).multicast(dests, payload);
+          return randomMulticast(k, groups, mc, rr, payload);
         }, () -> {
           Map<String, Long> after = traffic(cluster);
           double ops = Math.max(1, opsHolder[0]);
@@ -333,8 +337,7 @@ public final class MulticastBenchmark {
     sleepS(warmupS);
     long entries0 = logEntries == null ? 0 : logEntries.get();
     long cpu0 = processCpuNanos();
-    java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-    long jit0 = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+    long jit0 = jitMillis();
     measuring.set(true);
     long t0 = System.nanoTime();
     for (int s = 0; s < durationS; s++) {
@@ -344,7 +347,7 @@ public final class MulticastBenchmark {
     measuring.set(false);
     double secs = (System.nanoTime() - t0) / 1e9;
     long cpu = processCpuNanos() - cpu0;
-    long jitMs = jit0 < 0 ? -1 : jit.getTotalCompilationTime() - jit0;
+    long jitMs = jit0 < 0 ? -1 : jitMillis() - jit0;
     long entries = logEntries == null ? -1 : logEntries.get() - entries0;
     String c = cost.get();
     stop.set(true);

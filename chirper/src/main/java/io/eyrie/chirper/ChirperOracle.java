@@ -24,7 +24,7 @@ import java.util.TreeMap;
  *       communities), nobody moves: the oracle answers no target, and the client runs the
  *       command with S-SMR on the partitions that hold its users. Gathering it somewhere would
  *       take a user away from its community, whose next command would move it back: with 10%
- *       of follows across communities, majority-gathering kept moving about 45 users a second
+ *       of follows across communities, majority-gathering kept making about 45 moves a second
  *       in {@code chirper demo} and never settled;</li>
  *   <li>users without a known community follow the others' home; if none has one, the default
  *       rule applies.</li>

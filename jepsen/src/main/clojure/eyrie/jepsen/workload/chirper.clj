@@ -95,7 +95,7 @@
       (catch IllegalStateException e (assoc op :type :fail :error (.getMessage e)))))
 
   (teardown! [_ _])
-  (close! [_ _] (when chirper (reg/log-reads! (.proxy chirper)) (.close chirper))))
+  (close! [_ _] (when chirper (reg/log-proxy! (.proxy chirper)) (.close chirper))))
 
 (defn generator
   "20% posts, 15% follows, 10% unfollows, 55% timeline reads, over random users."

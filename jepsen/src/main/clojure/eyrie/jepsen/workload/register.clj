@@ -58,7 +58,7 @@
     (try (.get f (long (:op-timeout-ms test 5000)) TimeUnit/MILLISECONDS)
          (catch ExecutionException e (throw (or (.getCause e) e))))))
 
-(defn log-reads!
+(defn log-proxy!
   "Logs how many of a client proxy's reads the partitions served off the log (the rest went
   through the log: a partition busy with the object, or a failed query), and how many moves and
   multi-partition (S-SMR) executions its commands took."
@@ -69,10 +69,10 @@
                 (.moves s) "moves," (.multiPartition s) "S-SMR executions"))))
 
 (defn close-proxy!
-  "Closes a client proxy, logging its reads off the log first."
+  "Closes a client proxy, logging its counts first."
   [^Client c]
   (when c
-    (log-reads! c)
+    (log-proxy! c)
     (.close c)))
 
 (defn- oid ^ObjId [k] (ObjId/valueOf (long k)))
