@@ -33,6 +33,7 @@ import java.util.TreeMap;
  * only sees its hooks, so it cannot change the protocol.
  */
 final class PartitionServer implements Deliverer {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PartitionServer.class);
   private final StateMachine app;
   private final TreeMap<ObjId, PRObject> objects = new TreeMap<>();
   private final GroupId self;
@@ -55,6 +56,14 @@ final class PartitionServer implements Deliverer {
    * objects go on (docs/design.md 6). Replicated (in the snapshot).
    */
   private final java.util.LinkedHashMap<MsgId, ObjId[]> waiting = new java.util.LinkedHashMap<>();
+  /**
+   * The objects of the creates that started here and wait for the oracle's verdict, made by the
+   * application when the create started ({@link #prepareCreate}): a create the application cannot
+   * make is refused before the oracle changes its map. Installed on an OK verdict that places the
+   * object here, dropped on any other. The object is held meanwhile, so there is at most one per
+   * id. Replicated (in the snapshot).
+   */
+  private final TreeMap<ObjId, PRObject> creating = new TreeMap<>();
   private long executed;
   private long multiPartition;
   private long retries;
@@ -121,8 +130,10 @@ final class PartitionServer implements Deliverer {
             out.put(id, o);
           }
         }
-        // The channel encodes the values now; only once they are encoded do they leave.
+        // The channel encodes the values now; only once they are encoded do they leave. The
+        // oracle moves its map only when it hears that they did (or leaves it, if they did not).
         String failed = ship(ctx, List.of(m.dst()), out);
+        ctx.send(cluster.oracle(), failed == null ? new Begun(self) : Begun.refused(self, failed));
         if (failed != null) {
           return Execution.error(failed);
         }
@@ -133,12 +144,17 @@ final class PartitionServer implements Deliverer {
     } else if (p instanceof CreateReq || p instanceof DeleteReq) {
       // Execution atomicity: the oracle changes its map (which consults read) and sends its
       // verdict only after this partition has reached the command here, so nothing ordered
-      // before it here can observe the change, and nothing after it can miss it.
-      ctx.send(cluster.oracle(), new Begun(self));
+      // before it here can observe the change, and nothing after it can miss it. A create is
+      // made now, so that one the application cannot make is refused before the map names it.
+      String refusal = p instanceof CreateReq c && self.equals(c.partition()) ? prepareCreate(c.cmd()) : null;
+      ctx.send(cluster.oracle(), refusal == null ? new Begun(self) : Begun.refused(self, refusal));
       return waitHolding(ctx, touched, List.of(cluster.oracle()));
     } else if (p instanceof SsmrReq s) {
       if (s.cmd().kind() != Command.Kind.ACCESS) {
-        ctx.send(cluster.oracle(), new Begun(self));
+        // Any destination may be where the oracle places a new object: each makes it (the hook
+        // is deterministic, so each gets the same outcome).
+        String refusal = s.cmd().kind() == Command.Kind.CREATE ? prepareCreate(s.cmd()) : null;
+        ctx.send(cluster.oracle(), refusal == null ? new Begun(self) : Begun.refused(self, refusal));
         return waitHolding(ctx, touched, List.of(cluster.oracle()));
       }
       List<GroupId> others = otherPartitions(ctx);
@@ -247,9 +263,44 @@ final class PartitionServer implements Deliverer {
     return Execution.resumeLater(groups);
   }
 
+  /**
+   * Makes the object of a create when the create starts here, before the oracle decides, and
+   * keeps it aside in {@link #creating}: the application's {@code createObject} may throw, return
+   * no object, one with another id, or one that cannot be encoded (it could never be moved,
+   * copied or snapshotted). Any of these is reported in {@link Begun}, so the oracle refuses the
+   * create and its map never names an object that no partition holds.
+   *
+   * @return null, or why the object cannot be created
+   */
+  private String prepareCreate(Command cmd) {
+    PRObject o;
+    running = cmd; // the hook, too, sees only the command's object
+    try {
+      o = app.createObject(cmd);
+    } catch (VirtualMachineError e) {
+      throw e; // depends on this replica, not on the command
+    } catch (Throwable t) {
+      return "createObject failed at " + self + ": " + t;
+    } finally {
+      running = null;
+    }
+    if (o == null || !cmd.target().equals(o.getId())) {
+      return "createObject returned " + (o == null ? "null" : "an object with id " + o.getId())
+          + " for object " + cmd.target();
+    }
+    try {
+      codec.encode(o);
+    } catch (IllegalArgumentException e) {
+      return "object " + cmd.target() + " cannot be encoded: " + e.getMessage();
+    }
+    creating.put(cmd.target(), o);
+    return null;
+  }
+
   private CoreReply create(Command cmd, Verdict v) {
+    PRObject made = creating.remove(cmd.target());
     if (v.status() == Msgs.REFUSED) {
-      return oracleRefused(v.reason());
+      return refused(v.reason());
     }
     if (v.status() == Msgs.RETRY) {
       return CoreReply.retry(null);
@@ -260,23 +311,13 @@ final class PartitionServer implements Deliverer {
     if (!self.equals(v.location())) {
       return CoreReply.ok(null);
     }
-    PRObject o;
-    running = cmd; // the hook, too, sees only the command's object
-    try {
-      o = app.createObject(cmd);
-    } finally {
-      running = null;
+    if (made == null) {
+      // Every create that starts here makes its object first, and the oracle places an object
+      // only where one was made; nothing else can reach this line.
+      LOG.error("{}: the oracle placed {} here, but no object was made when the create started", self, cmd.target());
+      return CoreReply.refused("internal error: no object was made for " + cmd.target());
     }
-    if (o == null || !cmd.target().equals(o.getId())) {
-      return CoreReply.refused("createObject returned an object without id " + cmd.target());
-    }
-    try {
-      // An object that cannot be encoded could never be moved, copied or snapshotted.
-      codec.encode(o);
-    } catch (IllegalArgumentException e) {
-      return CoreReply.refused("object " + cmd.target() + " cannot be encoded: " + e.getMessage());
-    }
-    objects.put(o.getId(), o);
+    objects.put(made.getId(), made);
     executed++;
     return CoreReply.ok(null);
   }
@@ -287,7 +328,7 @@ final class PartitionServer implements Deliverer {
    */
   private CoreReply delete(Command cmd, Verdict v) {
     if (v.status() == Msgs.REFUSED) {
-      return oracleRefused(v.reason());
+      return refused(v.reason());
     }
     if (v.status() == Msgs.OK) {
       PRObject gone = objects.remove(cmd.target());
@@ -295,6 +336,12 @@ final class PartitionServer implements Deliverer {
         running = cmd;
         try {
           app.objectDeleted(gone, cmd);
+        } catch (VirtualMachineError e) {
+          throw e;
+        } catch (Throwable t) {
+          // The delete happened (the oracle has forgotten the object, and so has this partition):
+          // the hook's failure is the application's to hear about, not the client's.
+          LOG.warn("{}: objectDeleted failed on {} (the delete took effect): {}", self, cmd.target(), t.toString());
         } finally {
           running = null;
         }
@@ -305,12 +352,12 @@ final class PartitionServer implements Deliverer {
   }
 
   /**
-   * The oracle refused a create or delete (its application's hook failed; its log says how): the
-   * map is unchanged, so nothing changes here either, and the object is released as after any verdict.
+   * The oracle refused a create or delete (its application's hook failed, or a partition could
+   * not make the object; the verdict says which): the map is unchanged, so nothing changes here
+   * either, and the object is released as after any verdict.
    */
-  private static CoreReply oracleRefused(String reason) {
-    return CoreReply.refused("the oracle's application failed on this command"
-        + (reason != null ? ": " + reason : " (see the oracle's log)") + "; nothing changed");
+  private static CoreReply refused(String reason) {
+    return CoreReply.refused((reason != null ? reason : "refused by the oracle (see its log)") + "; nothing changed");
   }
 
   private Execution ssmrExecute(ExecutionContext ctx, SsmrReq s) {
@@ -377,21 +424,79 @@ final class PartitionServer implements Deliverer {
     }
   }
 
+  /**
+   * Runs an access command atomically: a copy of each of its local objects is taken first (their
+   * encoding), and if the application throws, asks to retry with more objects, or leaves an
+   * object that can no longer be encoded (it could never be moved, copied to another partition or
+   * snapshotted), the copies are put back. So an error or RETRY reply means the command changed
+   * nothing, at every replica alike (the hooks are deterministic). In an S-SMR command every
+   * partition runs the command on the same values, so each reaches the same outcome and rolls
+   * back its own objects. A {@link VirtualMachineError} depends on the replica and stops it.
+   */
   private CoreReply execute(Command cmd, Map<ObjId, PRObject> combined) {
+    ObjId[] mine = new ObjId[cmd.objects().size()];
+    byte[][] before = new byte[mine.length][];
+    int n = 0;
+    for (ObjId id : cmd.objects()) {
+      PRObject o = objects.get(id);
+      if (o != null) {
+        mine[n] = id;
+        before[n++] = codec.encode(o); // every stored object encodes: creates, moves and commands check it
+      }
+    }
     view = combined;
     running = cmd;
+    Object r;
     try {
-      Object r = app.executeCommand(cmd);
-      executed++;
-      if (r instanceof StateMachine.RetryMarker m) {
-        retries++;
-        return CoreReply.retry(m.extra());
+      r = app.executeCommand(cmd);
+    } catch (Throwable t) {
+      if (!(t instanceof VirtualMachineError)) {
+        rollBack(mine, before, n);
       }
-      return CoreReply.ok(r);
+      throw t;
     } finally {
       view = null;
       running = null;
     }
+    if (r instanceof StateMachine.RetryMarker m) {
+      rollBack(mine, before, n);
+      executed++;
+      retries++;
+      return CoreReply.retry(m.extra());
+    }
+    String unencodable = unencodable(cmd, combined);
+    if (unencodable != null) {
+      rollBack(mine, before, n);
+      throw new IllegalStateException(unencodable + "; the command changed nothing");
+    }
+    executed++;
+    return CoreReply.ok(r);
+  }
+
+  /** Puts back the copies {@link #execute} took of a command's local objects. */
+  private void rollBack(ObjId[] ids, byte[][] copies, int n) {
+    for (int i = 0; i < n; i++) {
+      objects.put(ids[i], (PRObject) codec.decode(copies[i]));
+    }
+  }
+
+  /**
+   * Null if every object the command saw can still be encoded, else which cannot. The whole view
+   * is checked, not only the local objects, so that every partition of an S-SMR command decides
+   * alike.
+   */
+  private String unencodable(Command cmd, Map<ObjId, PRObject> combined) {
+    for (ObjId id : cmd.objects()) {
+      PRObject o = combined != null ? combined.get(id) : objects.get(id);
+      if (o != null) {
+        try {
+          codec.encode(o);
+        } catch (IllegalArgumentException e) {
+          return "the command left object " + id + " that cannot be encoded: " + e.getMessage();
+        }
+      }
+    }
+    return null;
   }
 
   private List<GroupId> otherPartitions(ExecutionContext ctx) {
@@ -499,6 +604,10 @@ final class PartitionServer implements Deliverer {
     for (ObjId id : held) {
       out.writeVarLong(id.value(), false);
     }
+    out.writeVarInt(creating.size(), true);
+    for (PRObject o : creating.values()) {
+      codec.write(out, o);
+    }
     out.writeVarInt(waiting.size(), true);
     for (Map.Entry<MsgId, ObjId[]> e : waiting.entrySet()) {
       out.writeVarLong(e.getKey().client(), false);
@@ -517,6 +626,7 @@ final class PartitionServer implements Deliverer {
     objects.clear();
     held.clear();
     waiting.clear();
+    creating.clear();
     executed = 0;
     multiPartition = 0;
     retries = 0;
@@ -535,6 +645,11 @@ final class PartitionServer implements Deliverer {
     int h = in.readVarInt(true);
     for (int i = 0; i < h; i++) {
       held.add(ObjId.valueOf(in.readVarLong(false)));
+    }
+    int k = in.readVarInt(true);
+    for (int i = 0; i < k; i++) {
+      PRObject o = (PRObject) codec.read(in);
+      creating.put(o.getId(), o);
     }
     int w = in.readVarInt(true);
     for (int i = 0; i < w; i++) {

@@ -41,7 +41,10 @@ public abstract class StateMachine {
 
   /**
    * Executes an access command. Every object of {@link Command#objects()} is available through
-   * {@link #getObject}; changes made to them are the command's writes.
+   * {@link #getObject}; changes made to them are the command's writes. The command is atomic: if
+   * it throws, returns {@link #retry(Collection)}, or leaves an object that cannot be encoded,
+   * every write it made is undone (Eyrie encodes the command's objects before it runs and puts
+   * the copies back), and the client is told it did not take effect.
    *
    * @param command the command
    * @return the reply for the client (a registered object or null), or {@link #retry(Collection)}
@@ -49,7 +52,11 @@ public abstract class StateMachine {
   protected abstract Object executeCommand(Command command);
 
   /**
-   * Creates the object of a create command (the oracle has checked that it exists nowhere).
+   * Creates the object of a create command. Called when the create starts at the partition,
+   * before the oracle decides: if it throws, returns null, an object with another id, or one that
+   * cannot be encoded, the create is refused (the client gets {@code REFUSED}) and nothing is
+   * created anywhere. Must be deterministic: an S-SMR create calls it at every partition it
+   * reaches. The object is kept only if the oracle then finds the id free.
    *
    * @param command the create command; {@link Command#target()} is the new object's id
    * @return the new object, with that id
@@ -59,7 +66,8 @@ public abstract class StateMachine {
   /**
    * Called when a delete removes one of this partition's objects, after the oracle forgot it:
    * the application may release what it keeps about the object (the default does nothing). It
-   * cannot refuse the delete. Must be deterministic, like every hook.
+   * cannot refuse the delete: if it throws, the failure is logged and the delete is answered OK.
+   * Must be deterministic, like every hook.
    *
    * @param object the removed object
    * @param delete the delete command (its {@link Command#op()} is the client's argument, if any)

@@ -57,6 +57,12 @@ class PartitionServerTest {
   /** Answers whether the application can see another object. */
   record Peek(long other) {}
 
+  /**
+   * Adds to every counter of the command, then fails as told: throws, asks for another object,
+   * or stores an unregistered value in the last counter; or (NONE) succeeds.
+   */
+  record AddAllThen(long amount, String fail) {}
+
   /** Replies the sum of the command's counters and changes nothing; or throws, if told to. */
   record Sum(boolean fail) {
     Sum() {
@@ -79,6 +85,22 @@ class PartitionServerTest {
         }
         return sum;
       }
+      if (c.op() instanceof AddAllThen a) {
+        Counter last = null;
+        for (ObjId id : c.objects()) {
+          last = (Counter) getObject(id);
+          last.value += a.amount();
+        }
+        switch (a.fail()) {
+          case "throw" -> throw new IllegalStateException("failed after writing");
+          case "retry" -> {
+            return retry(List.of(ObjId.valueOf(99)));
+          }
+          case "spoil" -> last.junk = new AtomicLong();
+          default -> { }
+        }
+        return "done";
+      }
       if (c.op() instanceof Peek k) {
         return getObject(ObjId.valueOf(k.other())) != null;
       }
@@ -95,6 +117,12 @@ class PartitionServerTest {
 
     @Override
     protected PRObject createObject(Command c) {
+      if ((Long) c.op() == 13L) {
+        throw new IllegalArgumentException("13 is unlucky");
+      }
+      if ((Long) c.op() == 14L) {
+        return new Counter(ObjId.valueOf(c.target().value() + 1), 14);
+      }
       Counter n = new Counter(c.target(), (Long) c.op());
       if (n.value < 0) {
         n.junk = new AtomicLong(); // unregistered: cannot be encoded
@@ -105,11 +133,14 @@ class PartitionServerTest {
     @Override
     protected void objectDeleted(PRObject object, Command delete) {
       deleted.add(object.getId());
+      if (((Counter) object).value == 7) {
+        throw new IllegalStateException("cannot clean up after 7");
+      }
     }
   }
 
   final Codec codec = new Codec(Eyrie.registry().register(100, Counter.class).register(101, Add.class)
-      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class));
+      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class).register(105, AddAllThen.class));
 
   PartitionServer server(GroupId g) {
     return new PartitionServer(new CounterServer(), g, CLUSTER, codec);
@@ -181,6 +212,8 @@ class PartitionServerTest {
     FakeExecutionContext atSrc = ctx(P0, m, P1, ORACLE, P0, P1);
     assertEquals(Msgs.OK, ((CoreReply) src.deliver(atSrc).replyValue()).status());
     assertFalse(src.localIds().contains(id(1)), "the source gave the object up");
+    assertTrue(atSrc.sent().contains(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P0))),
+        "and tells the oracle the values left, so that its map follows: " + atSrc.sent());
     FakeExecutionContext atDst = ctx(P1, m, P1, ORACLE, P0, P1);
     assertEquals(java.util.Set.of(P0), dst.deliver(atDst).awaited(), "the destination waits for the values");
     atSrc.forwardTo(atDst);
@@ -338,14 +371,108 @@ class PartitionServerTest {
     assertArrayEquals(new ObjId[] {id(3)}, r.extra(), "and names it");
   }
 
+  /**
+   * A create whose object the application cannot make (it throws, returns another id, or an
+   * object that cannot be encoded) tells the oracle so in Begun, before the oracle decides; the
+   * oracle refuses, and nothing is created.
+   */
   @Test
-  void anUnencodableNewObjectIsRefused() {
-    PartitionServer s = server(P0);
-    FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(4), -1L), P0), P0, ORACLE, P0);
+  void aCreateTheApplicationCannotMakeIsReportedInBegunAndNothingIsCreated() {
+    for (long bad : new long[] {-1L, 13L, 14L}) {
+      PartitionServer s = server(P0);
+      long id = 4;
+      FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(id), bad), P0), P0, ORACLE, P0);
+      assertTrue(s.deliver(c).isResumeLater(), "it still waits for the oracle's verdict");
+      Msgs.Begun b = (Msgs.Begun) c.sent().get(0).item();
+      assertTrue(b.refusal() != null, "value " + bad + ": the refusal goes with Begun");
+      assertTrue(b.refusal().contains(bad == -1L ? "cannot be encoded" : bad == 13L ? "unlucky" : "id #5"), b.refusal());
+      c.receive(ORACLE, new Msgs.Verdict(Msgs.REFUSED, null, b.refusal()));
+      CoreReply r = (CoreReply) s.resume(c).replyValue();
+      assertEquals(Msgs.REFUSED, r.status());
+      assertTrue(String.valueOf(r.value()).contains("nothing changed"), String.valueOf(r.value()));
+      assertNull(s.object(id(id)), "an object that could never be moved or snapshotted is not kept");
+      assertTrue(s.object(id(id + 1)) == null);
+      // A later create of the same id that works is made afresh.
+      create(s, P0, id, 2);
+      assertEquals(2, ((Counter) s.object(id(id))).value);
+    }
+    // An S-SMR create is made at every destination partition: each reports the same.
+    PartitionServer s = server(P1);
+    FakeExecutionContext c = ctx(P1, new Msgs.SsmrReq(Command.create(id(8), 13L)), P0, ORACLE, P0, P1);
     s.deliver(c);
+    assertTrue(((Msgs.Begun) c.sent().get(0).item()).refusal().contains("unlucky"));
+  }
+
+  @Test
+  void aPreparedCreateSurvivesASnapshotAndIsInstalledByTheVerdict() {
+    PartitionServer s = server(P0);
+    FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(6), 5L), P0), P0, ORACLE, P0);
+    s.deliver(c);
+    PartitionServer r = server(P0);
+    r.restore(s.snapshot());
     c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.REFUSED, ((CoreReply) s.resume(c).replyValue()).status());
-    assertNull(s.object(id(4)), "an object that could never be moved or snapshotted is not kept");
+    assertEquals(Msgs.OK, ((CoreReply) r.resume(c).replyValue()).status());
+    assertEquals(5, ((Counter) r.object(id(6))).value, "the object made when the create started");
+  }
+
+  /**
+   * A command that writes and then fails changes nothing: it throws, it asks for more objects,
+   * or it leaves an object that can no longer be encoded. Its error or RETRY reply is then true.
+   */
+  @Test
+  void aCommandThatFailsAfterWritingChangesNothing() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    for (String fail : new String[] {"throw", "retry", "spoil"}) {
+      FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, fail), id(1), id(2))), P0, P0);
+      if (fail.equals("retry")) {
+        assertEquals(Msgs.RETRY, ((CoreReply) s.deliver(c).replyValue()).status());
+      } else {
+        RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> s.deliver(c),
+            fail + ": the failure reaches the queue, which answers an error");
+        assertTrue(!fail.equals("spoil") || e.getMessage().contains("changed nothing"), e.getMessage());
+      }
+      assertEquals(10, ((Counter) s.object(id(1))).value, fail + ": the first write is undone");
+      assertEquals(20, ((Counter) s.object(id(2))).value, fail + ": the second write is undone");
+      assertNull(((Counter) s.object(id(2))).junk, fail);
+    }
+    FakeExecutionContext ok = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, "none"), id(1), id(2))), P0, P0);
+    assertEquals("done", ((CoreReply) s.deliver(ok).replyValue()).value());
+    assertEquals(15, ((Counter) s.object(id(1))).value, "a command that succeeds keeps its writes");
+    assertEquals(25, ((Counter) s.object(id(2))).value);
+    // The snapshot still encodes (nothing unencodable was kept).
+    server(P0).restore(s.snapshot());
+  }
+
+  @Test
+  void anSsmrCommandThatThrowsRollsBackItsLocalObjectsAtEveryPartition() {
+    PartitionServer s0 = server(P0);
+    PartitionServer s1 = server(P1);
+    create(s0, P0, 1, 10);
+    create(s1, P1, 2, 20);
+    Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2)));
+    FakeExecutionContext c0 = ctx(P0, req, P0, P0, P1);
+    FakeExecutionContext c1 = ctx(P1, req, P0, P0, P1);
+    s0.deliver(c0);
+    s1.deliver(c1);
+    c0.forwardTo(c1);
+    c1.forwardTo(c0);
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s0.resume(c0));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s1.resume(c1));
+    assertEquals(10, ((Counter) s0.object(id(1))).value);
+    assertEquals(20, ((Counter) s1.object(id(2))).value);
+  }
+
+  @Test
+  void aDeleteWhoseHookThrowsStillTookEffectAndSaysSo() {
+    PartitionServer s = server(P0);
+    create(s, P0, 3, 7);
+    FakeExecutionContext d = ctx(P0, new Msgs.DeleteReq(Command.delete(id(3), null), P0), P0, ORACLE, P0);
+    s.deliver(d);
+    d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
+    assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status(), "the oracle forgot it; so did we");
+    assertNull(s.object(id(3)));
   }
 
   @Test

@@ -37,8 +37,11 @@ import java.util.TreeMap;
  * destination has reached the command at the head of its queue (its Begun item). The command
  * waits for that with {@link Execution#resumeLater}, so the oracle goes on with other commands
  * meanwhile; what keeps the map right is that the changes to one object are applied in the
- * oracle's delivery order: a create, delete or move of an object that has an earlier create or
- * delete still waiting is queued behind it ({@link #chains}) and applied when its turn comes.
+ * oracle's delivery order: a create, delete or move of an object that has an earlier one still
+ * waiting is queued behind it ({@link #chains}) and applied when its turn comes. A move waits for
+ * its source's Begun, which says whether the values left: the map follows only a move that
+ * shipped. A create waits for a Begun that may refuse it (the partition's application could not
+ * make the object): then the verdict is REFUSED and the map never names the object.
  */
 final class OracleServer implements Deliverer {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OracleServer.class);
@@ -46,13 +49,16 @@ final class OracleServer implements Deliverer {
   private final TreeMap<ObjId, GroupId> locations = new TreeMap<>();
   private final TreeMap<GroupId, Long> load = new TreeMap<>();
   /**
-   * Per object with a create or delete waiting for its partitions' Begun: the commands on it in
-   * delivery order, first the oldest waiting one (a message id), then creates, deletes (ids) and
-   * moves (their destination and source) delivered after it. Replicated and in the snapshot.
+   * Per object with a create, delete or move waiting for its partitions' Begun: the commands on
+   * it in delivery order (message ids), first the oldest waiting one. Replicated and in the
+   * snapshot.
    */
   private final TreeMap<ObjId, ArrayDeque<Object>> chains = new TreeMap<>();
 
-  /** A move of one object queued behind a waiting create or delete of it. */
+  /**
+   * A move of one object queued behind a waiting create or delete of it, as snapshots written
+   * before moves waited for their source held them (read, applied in turn, never made now).
+   */
   record QueuedMove(GroupId src, GroupId dst) {}
   private final GroupId self;
   private final ClusterConfig cluster;
@@ -361,17 +367,14 @@ final class OracleServer implements Deliverer {
       return changePartition(c);
     }
     if (p instanceof MoveReq m) {
-      // A location is only a hint (a stale one costs a retry), so a move needs no wait here;
-      // only an object with an earlier create or delete still waiting has to wait its turn.
-      for (ObjId id : m.objs()) {
-        ArrayDeque<Object> chain = chains.get(id);
-        if (chain != null) {
-          chain.add(new QueuedMove(m.src(), m.dst()));
-        } else {
-          move(id, m.src(), m.dst());
-        }
+      // The map follows a move once its source says the values left (its Begun): a move whose
+      // values cannot be shipped leaves the objects where they are, and the map with them. Until
+      // then the move waits in each object's chain, so that the commands on its objects delivered
+      // after it see the map it leaves.
+      for (ObjId id : new java.util.TreeSet<>(java.util.Arrays.asList(m.objs()))) {
+        chains.computeIfAbsent(id, k -> new ArrayDeque<>()).add(ctx.id());
       }
-      return Execution.done();
+      return Execution.resumeLater(List.of(m.src()));
     } else if (p instanceof CreateReq || p instanceof DeleteReq || p instanceof SsmrReq) {
       Command cmd = p instanceof CreateReq c ? c.cmd() : p instanceof DeleteReq d ? d.cmd() : ((SsmrReq) p).cmd();
       if (cmd.kind() == Command.Kind.ACCESS) {
@@ -390,6 +393,27 @@ final class OracleServer implements Deliverer {
   @Override
   public Execution resume(ExecutionContext ctx) {
     Object p = ctx.payload();
+    if (p instanceof MoveReq m) {
+      java.util.TreeSet<ObjId> ids = new java.util.TreeSet<>(java.util.Arrays.asList(m.objs()));
+      for (ObjId id : ids) {
+        ArrayDeque<Object> chain = chains.get(id);
+        if (chain == null || !ctx.id().equals(chain.peek())) {
+          return Execution.resumeLater(List.of(m.src())); // an earlier command on an object goes first
+        }
+      }
+      String refusal = refusal(ctx, List.of(m.src()));
+      if (refusal != null) {
+        LOG.info("{}: move {} from {} to {} not shipped; the map keeps them at the source: {}", self, ctx.id(),
+            m.src(), m.dst(), refusal);
+      }
+      for (ObjId id : ids) {
+        if (refusal == null) {
+          move(id, m.src(), m.dst());
+        }
+        pop(id);
+      }
+      return Execution.done();
+    }
     Command cmd = p instanceof CreateReq c ? c.cmd() : p instanceof DeleteReq d ? d.cmd()
         : p instanceof SsmrReq s ? s.cmd() : null;
     if (cmd == null) {
@@ -401,6 +425,13 @@ final class OracleServer implements Deliverer {
       return Execution.resumeLater(partitionsOf(ctx)); // an earlier command on the object goes first
     }
     decide(ctx, p);
+    pop(id);
+    return Execution.done();
+  }
+
+  /** Ends the head of an object's chain, and applies the queued moves of older snapshots behind it. */
+  private void pop(ObjId id) {
+    ArrayDeque<Object> chain = chains.get(id);
     chain.poll();
     while (chain.peek() instanceof QueuedMove m) {
       chain.poll();
@@ -409,7 +440,18 @@ final class OracleServer implements Deliverer {
     if (chain.isEmpty()) {
       chains.remove(id);
     }
-    return Execution.done();
+  }
+
+  /** The first refusal in the Begun items the given partitions sent for this command, or null. */
+  private static String refusal(ExecutionContext ctx, List<GroupId> from) {
+    for (GroupId g : from) {
+      for (Object item : ctx.received(g)) {
+        if (item instanceof Msgs.Begun b && b.refusal() != null) {
+          return b.refusal();
+        }
+      }
+    }
+    return null;
   }
 
   /**
@@ -425,7 +467,14 @@ final class OracleServer implements Deliverer {
     GroupId before = locations.get(id);
     Verdict v;
     try {
-      v = verdict(ctx, p);
+      String cannot = refusal(ctx, partitionsOf(ctx));
+      boolean creates = p instanceof CreateReq || ((p instanceof SsmrReq s) && s.cmd().kind() == Command.Kind.CREATE);
+      if (creates && cannot != null && !locations.containsKey(id)) {
+        // A partition could not make the object: the map never names it.
+        v = new Verdict(Msgs.REFUSED, null, cannot);
+      } else {
+        v = verdict(ctx, p);
+      }
     } catch (VirtualMachineError e) {
       throw e;
     } catch (Throwable e) {
@@ -437,7 +486,7 @@ final class OracleServer implements Deliverer {
         load.merge(before, 1L, Long::sum);
       }
       LOG.warn("{}: the oracle's application failed on {} of {}; refused: {}", self, ctx.id(), id, e.toString());
-      String why = e.toString();
+      String why = "the oracle's application failed: " + e;
       v = new Verdict(Msgs.REFUSED, null, why.length() <= Verdict.REASON_MAX ? why : why.substring(0, Verdict.REASON_MAX));
     }
     for (GroupId g : partitionsOf(ctx)) {

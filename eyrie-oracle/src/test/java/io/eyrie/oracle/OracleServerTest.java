@@ -2,6 +2,7 @@ package io.eyrie.oracle;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -159,14 +160,79 @@ class OracleServerTest {
     assertTrue(o.events.contains("deleted " + id(1)), o.events.toString());
   }
 
+  /**
+   * Runs a move through the oracle: it waits for the source's Begun, then follows the move, or
+   * (a refusal: the values did not leave) leaves the map.
+   */
+  void move(Recording o, ObjId id, GroupId src, GroupId dst, String refusal) {
+    FakeExecutionContext c = ctx(new Msgs.MoveReq(new ObjId[] {id}, src, dst), dst, ORACLE, src, dst)
+        .partitions(P0, P1, P2);
+    GroupId before = o.locationOf(id);
+    assertEquals(Set.of(src), o.deliver(c).awaited(), "a move waits for its source");
+    assertEquals(before, o.locationOf(id), "and the map with it");
+    c.receive(src, refusal == null ? new Msgs.Begun(src) : Msgs.Begun.refused(src, refusal));
+    assertFalse(o.resume(c).isResumeLater());
+  }
+
   @Test
   void moveFollowsOnlyFromTheKnownSource() {
     Recording o = oracle();
     create(o, 1, P0);
-    o.deliver(ctx(new Msgs.MoveReq(new ObjId[] {id(1)}, P1, P0), P0, ORACLE, P0, P1));
+    move(o, id(1), P1, P0, null);
     assertEquals(P0, o.locationOf(id(1)), "a move from where the object is not is ignored here");
-    assertTrue(o.deliver(ctx(new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1)).isAwait() == false);
+    move(o, id(1), P0, P1, null);
     assertEquals(P1, o.locationOf(id(1)));
+  }
+
+  @Test
+  void aMoveWhoseValuesDidNotLeaveTheSourceLeavesTheMap() {
+    Recording o = oracle();
+    create(o, 1, P0);
+    move(o, id(1), P0, P1, "the objects [1] cannot be encoded");
+    assertEquals(P0, o.locationOf(id(1)), "the object is still at its source, and the map says so");
+    assertEquals(Long.valueOf(1), o.load().get(P0));
+  }
+
+  @Test
+  void aCommandOnAnObjectInTransitWaitsForTheMoveAndSeesWhereItEnded() {
+    Recording o = oracle();
+    create(o, 1, P0);
+    FakeExecutionContext m = ctx(new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
+    o.deliver(m);
+    // A delete the client sent to p0 (where the consult said the object was) is delivered next.
+    FakeExecutionContext d = ctx(new Msgs.DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    o.deliver(d);
+    d.receive(P0, new Msgs.Begun(P0));
+    assertTrue(o.resume(d).isResumeLater(), "the delete waits behind the move of its object");
+    assertTrue(d.sent().isEmpty());
+    m.receive(P0, Msgs.Begun.refused(P0, "not shipped"));
+    o.resume(m);
+    o.resume(d);
+    assertEquals(Msgs.OK, ((Verdict) d.sent().get(0).item()).status(),
+        "the move failed, so the object is still at p0, where the delete finds it");
+    assertNull(o.locationOf(id(1)));
+  }
+
+  @Test
+  void aCreateThePartitionCouldNotMakeIsRefusedAndNeverPlaced() {
+    Recording o = oracle();
+    FakeExecutionContext c = ctx(new Msgs.CreateReq(Command.create(id(1), 0L), P0), P0, ORACLE, P0);
+    o.deliver(c);
+    c.receive(P0, Msgs.Begun.refused(P0, "createObject failed at p0: boom"));
+    o.resume(c);
+    Verdict v = (Verdict) c.sent().get(0).item();
+    assertEquals(Msgs.REFUSED, v.status());
+    assertTrue(v.reason().contains("boom"), v.reason());
+    assertNull(o.locationOf(id(1)), "the map never names it");
+    assertTrue(o.events.isEmpty(), "nor does the application hear of it: " + o.events);
+    assertEquals(Msgs.OK, create(o, 1, P0).status(), "a later create of the object is decided afresh");
+
+    FakeExecutionContext s = ctx(new Msgs.SsmrReq(Command.create(id(2), 0L)), P0, ORACLE, P0, P1);
+    o.deliver(s);
+    s.receive(P0, Msgs.Begun.refused(P0, "boom")).receive(P1, Msgs.Begun.refused(P1, "boom"));
+    o.resume(s);
+    assertEquals(Msgs.REFUSED, ((Verdict) s.sent().get(0).item()).status(), "an S-SMR create too");
+    assertNull(o.locationOf(id(2)));
   }
 
   @Test
@@ -266,8 +332,7 @@ class OracleServerTest {
     // Spread to the active partition with the fewest objects, counting the moves chosen: p2 first.
     assertEquals(List.of(P2, P2, P2), List.copyOf(m.to().values()));
     for (java.util.Map.Entry<ObjId, GroupId> e : m.from().entrySet()) {
-      o.deliver(ctx(new Msgs.MoveReq(new ObjId[] {e.getKey()}, e.getValue(), m.to().get(e.getKey())), P2,
-          ORACLE, P0, P2).partitions(P0, P1, P2));
+      move(o, e.getKey(), e.getValue(), m.to().get(e.getKey()), null);
     }
     io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) o.query(new Msgs.PartitionTableReq());
     assertTrue(t.drained(P0), t.toString());
@@ -404,7 +469,7 @@ class OracleServerTest {
     FakeExecutionContext ssmrDelete = ctx(new Msgs.SsmrReq(Command.delete(id(3), null)), P0, ORACLE, P0, P1);
     o.deliver(ssmr);
     o.deliver(ssmrDelete);
-    assertEquals(new Verdict(Msgs.REFUSED, null, "java.lang.IllegalArgumentException: placement failed on " + id(3)),
+    assertEquals(new Verdict(Msgs.REFUSED, null, "the oracle's application failed: java.lang.IllegalArgumentException: placement failed on " + id(3)),
         decided(o, ssmr, P0, P1), "refused, with the application's exception");
     assertNull(o.locationOf(id(3)));
     assertEquals(Msgs.NOK, decided(o, ssmrDelete, P0, P1).status(), "the next command on it is decided: nothing to delete");
