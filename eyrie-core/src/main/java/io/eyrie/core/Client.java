@@ -517,15 +517,37 @@ public final class Client implements AutoCloseable {
 
   private CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active) {
     Objects.requireNonNull(partition, "partition");
-    return mc.multicast(new TreeSet<>(List.of(oracle)), oracle, new Msgs.PartitionChange(partition, active))
-        .thenApply(o -> (PartitionTable) o);
+    return changePartition(partition, active, 3);
+  }
+
+  /**
+   * Sends a partition change to the oracle and every partition this client knows (each learns
+   * the table it leaves); if the oracle's table holds a partition this client has not learned,
+   * learns the cluster again and resends.
+   */
+  private CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active, int tries) {
+    TreeSet<GroupId> dests = new TreeSet<>(partitions());
+    dests.add(oracle);
+    dests.add(partition);
+    return mc.multicast(dests, oracle, new Msgs.PartitionChange(partition, active))
+        .thenApply(o -> (PartitionTable) o)
+        .exceptionallyCompose(e -> {
+          Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+          if (tries > 1 && String.valueOf(c.getMessage()).contains("learn the cluster again")) {
+            return mc.refreshView().handle((v, x) -> v).thenCompose(v -> changePartition(partition, active, tries - 1));
+          }
+          return CompletableFuture.failedFuture(c);
+        });
   }
 
   /**
    * Retires a partition and moves all its objects to the active partitions, {@code batch}
    * objects per move round, through the ordinary linearizable moves, while commands go on.
-   * Completes when the oracle places no object there any more (the partition is drained; its
-   * group keeps running, empty), or fails after {@code timeout}.
+   * Completes when the oracle places no object there any more: the partition is drained, which
+   * is complete (every object moved out has arrived at its destination: the map follows a move
+   * only then) and stable (no move brings objects into a retired partition, and nothing new is
+   * placed there). Its group must keep running, empty (removing a group is not supported). Fails
+   * after {@code timeout}.
    *
    * @param partition the partition to empty
    * @param batch the most objects per round

@@ -64,6 +64,19 @@ final class PartitionServer implements Deliverer {
    * id. Replicated (in the snapshot).
    */
   private final TreeMap<ObjId, PRObject> creating = new TreeMap<>();
+  /**
+   * The partitions retired in the oracle's table, as of the last partition change delivered here
+   * (each goes to every partition of the table, which learns the table from the oracle): no move
+   * ships objects into one of them, so a drained partition stays empty. Replicated (in the
+   * snapshot).
+   */
+  private final java.util.TreeSet<GroupId> retired = new java.util.TreeSet<>();
+  /**
+   * A partition change delivered here whose table has not come from the oracle yet, or null: a
+   * move out of this partition waits for it (blocked), so that it ships by the table in force at
+   * its point of the order. Replicated (in the snapshot).
+   */
+  private MsgId tableChange;
   private long executed;
   private long multiPartition;
   private long retries;
@@ -104,7 +117,20 @@ final class PartitionServer implements Deliverer {
     String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
       waiting.remove(ctx.id()); // (validation never refuses what it once let through; in case)
+      if (p instanceof MoveReq m && self.equals(m.dst()) && ctx.dests().contains(cluster.oracle())) {
+        // The oracle waits for the destination's word on a move: give it, or its chain waits for ever.
+        ctx.send(cluster.oracle(), Begun.refused(self, invalid));
+      }
       return Execution.error(invalid);
+    }
+    if (p instanceof Msgs.PartitionChange) {
+      // The oracle decides the change and sends the table it leaves; until then moves out of
+      // here wait, so that none ships into a partition just retired.
+      tableChange = ctx.id();
+      return Execution.resumeLater(List.of(cluster.oracle()));
+    }
+    if (tableChange != null && p instanceof MoveReq m && self.equals(m.src())) {
+      return Execution.blocked();
     }
     ObjId[] touched = objectsOf(p);
     if (mustWait(ctx.id(), java.util.Arrays.asList(touched))) {
@@ -131,9 +157,14 @@ final class PartitionServer implements Deliverer {
           }
         }
         // The channel encodes the values now; only once they are encoded do they leave. The
-        // oracle moves its map only when it hears that they did (or leaves it, if they did not).
-        String failed = ship(ctx, List.of(m.dst()), out);
-        ctx.send(cluster.oracle(), failed == null ? new Begun(self) : Begun.refused(self, failed));
+        // oracle moves its map when the destination has them (or leaves it, if they did not leave).
+        String failed;
+        if (retired.contains(m.dst())) {
+          failed = "partition " + m.dst() + " is retired: no move brings objects into it";
+          ctx.send(m.dst(), Values.failed(failed));
+        } else {
+          failed = ship(ctx, List.of(m.dst()), out);
+        }
         if (failed != null) {
           return Execution.error(failed);
         }
@@ -185,12 +216,23 @@ final class PartitionServer implements Deliverer {
     for (ObjId id : objectsOf(p)) {
       held.remove(id);
     }
+    if (p instanceof Msgs.PartitionChange) {
+      io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) ctx.received(cluster.oracle()).get(0);
+      retired.clear();
+      retired.addAll(t.retired());
+      tableChange = null;
+      return Execution.done();
+    }
     if (p instanceof MoveReq m) {
       Values v = (Values) ctx.received(m.src()).get(0);
+      // The oracle's map follows the move once the objects are here: nothing is in transit when
+      // the map says a partition is empty.
       if (v.error() != null) {
+        ctx.send(cluster.oracle(), Begun.refused(self, v.error()));
         return Execution.error(v.error());
       }
       objects.putAll(v.objects());
+      ctx.send(cluster.oracle(), new Begun(self));
       return Execution.reply(CoreReply.ok(v.objects().size()));
     } else if (p instanceof CreateReq c) {
       Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
@@ -604,6 +646,16 @@ final class PartitionServer implements Deliverer {
     for (ObjId id : held) {
       out.writeVarLong(id.value(), false);
     }
+    out.writeVarInt(retired.size(), true);
+    for (GroupId g : retired) {
+      out.writeString(g.name());
+    }
+    out.writeBoolean(tableChange != null);
+    if (tableChange != null) {
+      out.writeVarLong(tableChange.client(), false);
+      out.writeVarLong(tableChange.seq(), false);
+      out.writeVarInt(tableChange.attempt(), true);
+    }
     out.writeVarInt(creating.size(), true);
     for (PRObject o : creating.values()) {
       codec.write(out, o);
@@ -627,6 +679,8 @@ final class PartitionServer implements Deliverer {
     held.clear();
     waiting.clear();
     creating.clear();
+    retired.clear();
+    tableChange = null;
     executed = 0;
     multiPartition = 0;
     retries = 0;
@@ -645,6 +699,13 @@ final class PartitionServer implements Deliverer {
     int h = in.readVarInt(true);
     for (int i = 0; i < h; i++) {
       held.add(ObjId.valueOf(in.readVarLong(false)));
+    }
+    int rt = in.readVarInt(true);
+    for (int i = 0; i < rt; i++) {
+      retired.add(GroupId.valueOf(in.readString()));
+    }
+    if (in.readBoolean()) {
+      tableChange = MsgId.valueOf(in.readVarLong(false), in.readVarLong(false), in.readVarInt(true));
     }
     int k = in.readVarInt(true);
     for (int i = 0; i < k; i++) {

@@ -120,11 +120,6 @@ public abstract class StateMachine {
     return server.partition();
   }
 
-  /** Returns the ids of the objects this partition holds, ascending. */
-  protected final Collection<ObjId> localObjects() {
-    return server.localIds();
-  }
-
   /** Called once by the partition server that runs this state machine. */
   final void attach(PartitionServer s) {
     if (server != null) {

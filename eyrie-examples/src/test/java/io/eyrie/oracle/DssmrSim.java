@@ -49,6 +49,8 @@ final class DssmrSim {
   /** Replies emitted by each message's reply group, in order. */
   final Map<MsgId, Msgs.CoreReply> replies = new HashMap<>();
   final Map<MsgId, String> errors = new HashMap<>();
+  /** Replies that are not a command's (a partition change's table). */
+  final Map<MsgId, Object> others = new HashMap<>();
   private long seq;
   private long time = 1;
 
@@ -83,7 +85,12 @@ final class DssmrSim {
       @Override
       public void reply(MsgId id, GroupState.Reply r) {
         if (r.status() == GroupState.OK) {
-          replies.put(id, (Msgs.CoreReply) codec.decode(r.body()));
+          Object v = codec.decode(r.body());
+          if (v instanceof Msgs.CoreReply c) {
+            replies.put(id, c);
+          } else {
+            others.put(id, v); // the oracle's answer to an administrative message (a table)
+          }
         } else {
           errors.put(id, r.status() + ": " + r.error());
         }

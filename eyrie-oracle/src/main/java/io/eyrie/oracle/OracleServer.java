@@ -146,24 +146,37 @@ final class OracleServer implements Deliverer {
 
   /**
    * Applies a change of the partition table (ordered, so the same at every replica). Retiring
-   * the last active partition is refused: new objects would have nowhere to go.
+   * the last active partition is refused: new objects would have nowhere to go. The change goes
+   * to every partition of the table too, and each gets the table it leaves (refused or not), so
+   * that every partition knows, at the same point of the order as the oracle, which partitions
+   * are retired: no move ships into one after its retire (a drained partition stays empty). A
+   * change that misses a partition of the table is refused: the client learns the cluster again
+   * and sends it to all.
    */
-  private Execution changePartition(Msgs.PartitionChange c) {
+  private Execution changePartition(ExecutionContext ctx, Msgs.PartitionChange c) {
     GroupId g = c.partition();
-    if (c.active()) {
+    String refused = null;
+    java.util.TreeSet<GroupId> missing = new java.util.TreeSet<>(table.keySet());
+    missing.removeAll(ctx.dests());
+    if (!missing.isEmpty()) {
+      refused = "a partition change goes to every partition of the oracle's table; it missed " + missing
+          + " (learn the cluster again and send it to all)";
+    } else if (c.active()) {
       table.put(g, true);
       load.putIfAbsent(g, 0L);
+    } else if (!table.containsKey(g)) {
+      refused = "partition " + g + " is not in the oracle's table";
+    } else if (isActive(g) && active.size() == 1) {
+      refused = "cannot retire " + g + ": it is the last active partition";
     } else {
-      if (!table.containsKey(g)) {
-        return Execution.error("partition " + g + " is not in the oracle's table");
-      }
-      if (isActive(g) && active.size() == 1) {
-        return Execution.error("cannot retire " + g + ": it is the last active partition");
-      }
       table.put(g, false);
     }
     tableChanged();
-    return Execution.reply(table());
+    io.eyrie.core.PartitionTable t = table();
+    for (GroupId p : partitionsOf(ctx)) {
+      ctx.send(p, t);
+    }
+    return refused == null ? Execution.reply(t) : Execution.error(refused);
   }
 
   /**
@@ -364,17 +377,18 @@ final class OracleServer implements Deliverer {
       return Execution.error(invalid);
     }
     if (p instanceof Msgs.PartitionChange c) {
-      return changePartition(c);
+      return changePartition(ctx, c);
     }
     if (p instanceof MoveReq m) {
-      // The map follows a move once its source says the values left (its Begun): a move whose
-      // values cannot be shipped leaves the objects where they are, and the map with them. Until
-      // then the move waits in each object's chain, so that the commands on its objects delivered
-      // after it see the map it leaves.
+      // The map follows a move once its destination has the objects (its Begun): a move whose
+      // values could not leave the source leaves the objects where they are, and the map with
+      // them; and a partition the map calls empty has nothing in transit. Until then the move
+      // waits in each object's chain, so that the commands on its objects delivered after it see
+      // the map it leaves.
       for (ObjId id : new java.util.TreeSet<>(java.util.Arrays.asList(m.objs()))) {
         chains.computeIfAbsent(id, k -> new ArrayDeque<>()).add(ctx.id());
       }
-      return Execution.resumeLater(List.of(m.src()));
+      return Execution.resumeLater(List.of(m.dst()));
     } else if (p instanceof CreateReq || p instanceof DeleteReq || p instanceof SsmrReq) {
       Command cmd = p instanceof CreateReq c ? c.cmd() : p instanceof DeleteReq d ? d.cmd() : ((SsmrReq) p).cmd();
       if (cmd.kind() == Command.Kind.ACCESS) {
@@ -398,12 +412,12 @@ final class OracleServer implements Deliverer {
       for (ObjId id : ids) {
         ArrayDeque<Object> chain = chains.get(id);
         if (chain == null || !ctx.id().equals(chain.peek())) {
-          return Execution.resumeLater(List.of(m.src())); // an earlier command on an object goes first
+          return Execution.resumeLater(List.of(m.dst())); // an earlier command on an object goes first
         }
       }
-      String refusal = refusal(ctx, List.of(m.src()));
+      String refusal = refusal(ctx, List.of(m.dst()));
       if (refusal != null) {
-        LOG.info("{}: move {} from {} to {} not shipped; the map keeps them at the source: {}", self, ctx.id(),
+        LOG.info("{}: move {} from {} to {} not installed; the map keeps them at the source: {}", self, ctx.id(),
             m.src(), m.dst(), refusal);
       }
       for (ObjId id : ids) {

@@ -168,9 +168,9 @@ class OracleServerTest {
     FakeExecutionContext c = ctx(new Msgs.MoveReq(new ObjId[] {id}, src, dst), dst, ORACLE, src, dst)
         .partitions(P0, P1, P2);
     GroupId before = o.locationOf(id);
-    assertEquals(Set.of(src), o.deliver(c).awaited(), "a move waits for its source");
+    assertEquals(Set.of(dst), o.deliver(c).awaited(), "a move waits for its destination to have the objects");
     assertEquals(before, o.locationOf(id), "and the map with it");
-    c.receive(src, refusal == null ? new Msgs.Begun(src) : Msgs.Begun.refused(src, refusal));
+    c.receive(dst, refusal == null ? new Msgs.Begun(dst) : Msgs.Begun.refused(dst, refusal));
     assertFalse(o.resume(c).isResumeLater());
   }
 
@@ -185,7 +185,7 @@ class OracleServerTest {
   }
 
   @Test
-  void aMoveWhoseValuesDidNotLeaveTheSourceLeavesTheMap() {
+  void aMoveWhoseValuesDidNotReachTheDestinationLeavesTheMap() {
     Recording o = oracle();
     create(o, 1, P0);
     move(o, id(1), P0, P1, "the objects [1] cannot be encoded");
@@ -205,7 +205,7 @@ class OracleServerTest {
     d.receive(P0, new Msgs.Begun(P0));
     assertTrue(o.resume(d).isResumeLater(), "the delete waits behind the move of its object");
     assertTrue(d.sent().isEmpty());
-    m.receive(P0, Msgs.Begun.refused(P0, "not shipped"));
+    m.receive(P1, Msgs.Begun.refused(P1, "not shipped"));
     o.resume(m);
     o.resume(d);
     assertEquals(Msgs.OK, ((Verdict) d.sent().get(0).item()).status(),
@@ -265,9 +265,18 @@ class OracleServerTest {
 
   static final GroupId P2 = GroupId.valueOf("p2");
 
-  /** Applies a partition change as the log would: a message to the oracle alone. */
+  /**
+   * Applies a partition change as the log would: a message to the oracle and every partition,
+   * each of which gets the table it leaves.
+   */
   Execution change(Recording o, GroupId p, boolean active) {
-    return o.deliver(ctx(new Msgs.PartitionChange(p, active), ORACLE, ORACLE).partitions(P0, P1, P2));
+    FakeExecutionContext c = ctx(new Msgs.PartitionChange(p, active), ORACLE, ORACLE, P0, P1, P2).partitions(P0, P1, P2);
+    Execution e = o.deliver(c);
+    assertEquals(List.of(P0, P1, P2), c.sent().stream().map(FakeExecutionContext.Sent::to).toList(),
+        "every partition learns the table, refused or not");
+    io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) c.sent().get(0).item();
+    assertEquals(t, o.query(new Msgs.PartitionTableReq()), "the table the change leaves");
+    return e;
   }
 
   @Test
@@ -308,11 +317,14 @@ class OracleServerTest {
     Execution e = change(o, P1, false);
     assertTrue(e.isError() && e.errorMessage().contains("last active"), e.errorMessage());
     assertEquals(List.of(P1), o.partitions());
-    Execution unknown = o.deliver(ctx(new Msgs.PartitionChange(GroupId.valueOf("p9"), true), ORACLE, ORACLE)
-        .partitions(P0, P1, P2));
+    Execution unknown = o.deliver(ctx(new Msgs.PartitionChange(GroupId.valueOf("p9"), true), ORACLE, ORACLE,
+        GroupId.valueOf("p9")).partitions(P0, P1, P2));
     assertTrue(unknown.isError() && unknown.errorMessage().contains("p9"), unknown.errorMessage());
-    Execution sent = o.deliver(ctx(new Msgs.PartitionChange(P2, true), ORACLE, ORACLE, P0).partitions(P0, P1, P2));
-    assertTrue(sent.isError(), "a partition change goes to the oracle alone");
+    FakeExecutionContext missing = ctx(new Msgs.PartitionChange(P2, true), ORACLE, ORACLE, P1, P2).partitions(P0, P1, P2);
+    Execution sent = o.deliver(missing);
+    assertTrue(sent.isError() && sent.errorMessage().contains("missed [p0]"),
+        "a partition change goes to every partition of the table: " + sent.errorMessage());
+    assertEquals(2, missing.sent().size(), "the partitions it reached still learn the (unchanged) table");
     assertEquals(List.of(P1), o.partitions());
   }
 

@@ -93,7 +93,15 @@ public final class Validation {
         return "a partition change names a partition the cluster knows, not " + c.partition()
             + " (add its group first: ClusterAdmin.addGroup)";
       }
-      return to.equals(new TreeSet<>(List.of(oracle))) ? null : "a partition change goes to the oracle alone, not " + to;
+      if (!to.contains(oracle) || !to.contains(c.partition())) {
+        return "a partition change goes to the oracle and the partitions, its own among them, not " + to;
+      }
+      for (GroupId g : to) {
+        if (!g.equals(oracle) && !partitions.contains(g)) {
+          return "a partition change goes to the oracle and partitions only, not " + g;
+        }
+      }
+      return null;
     }
     return null;
   }
