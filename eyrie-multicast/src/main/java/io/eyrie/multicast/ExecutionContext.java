@@ -48,10 +48,21 @@ public interface ExecutionContext {
    * @param to a group of the cluster other than this one
    * @param item a registered object; it is encoded at once, so later changes to it are not sent
    * @throws IllegalArgumentException if {@code to} is unknown or this group, or the item cannot
-   *     be encoded (an unregistered class, or nested deeper than {@link Codec#MAX_DEPTH}); if the
+   *     be encoded (an unregistered class, or nested deeper than {@link Codec#MAX_DEPTH}) or is
+   *     larger than {@link #MAX_ITEM_BYTES}; if the
    *     deliverer lets it propagate, the message's execution ends with an error reply
    */
   void send(GroupId to, Object item);
+
+  /**
+   * The largest encoded item {@link #send} accepts: 3 MiB. A channel batch is one Ratis log
+   * entry at the receiver, and Ratis's leader sends a follower at most 4 MiB of entries per
+   * request ({@code raft.server.log.appender.buffer.byte-limit}; a single larger entry is never
+   * sent, and the channel would stall resending it). Batches are cut at 1 MiB, so an entry is
+   * at most the larger of 1 MiB and one item, plus its framing. Applications that move or
+   * exchange more at once (a move of many large objects) get an error instead.
+   */
+  int MAX_ITEM_BYTES = 3 << 20;
 
   /**
    * Returns the items received for this message from one group, in arrival order, decoded

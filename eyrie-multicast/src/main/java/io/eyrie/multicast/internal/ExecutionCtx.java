@@ -75,6 +75,12 @@ final class ExecutionCtx implements ExecutionContext {
     // IllegalArgumentException that makes the message's execution an error reply (the same on
     // every replica), instead of entering the outbox and wedging the channel (review F6).
     byte[] bytes = q.codec.encode(item);
+    if (bytes.length > MAX_ITEM_BYTES) {
+      // Refused here, on the apply thread, the same at every replica: an entry larger than Ratis
+      // sends would stall the channel for ever (review N6).
+      throw new IllegalArgumentException("an item of " + bytes.length + " bytes for " + to
+          + " is larger than a channel takes (" + MAX_ITEM_BYTES + " bytes)");
+    }
     if (to.equals(m.start.replyGroup())) {
       q.sentToReplyGroup = true;
     }
