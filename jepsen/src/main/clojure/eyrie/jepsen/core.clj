@@ -40,6 +40,8 @@
                    [--time-limit S] [--nodes 5] [--concurrency C] [--interval S] [--recovery S]
                    [--key-count K] [--threads-per-key T] [--ops-per-key N] [--op-timeout-ms MS]
                    [--unsafe-reads] [--mode dssmr|ssmr] [--seed N] [--store DIR] [--db netns|embedded]
+                   [--failing-creates] [--throwing-writes]   (kv: the service fails some creates /
+                                                              throws after some writes, on purpose)
                    [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
        bin/jepsen check [--independent] [--time-limit S] history.edn
@@ -49,7 +51,7 @@
   "The options `test` knows (valued and flags alike); any other is a usage error, so that a
   misspelt option never silently changes a run."
   #{:workload :nemesis :time-limit :nodes :concurrency :interval :recovery :unsafe-reads :seed :store :db
-    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode})
+    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode :failing-creates :throwing-writes})
 
 (def test-all-opts "The options `test-all` knows." #{:time-limit :store})
 
@@ -80,6 +82,16 @@
          (catch NumberFormatException _ (throw (ex-info (str "--" (name k) " needs a number, got " v) {:usage true}))))
     default))
 
+(defn- kv-flag
+  "A flag of the kv workload (`--failing-creates`, `--throwing-writes`): true when given, false
+  when absent. It takes no value, and needs `--workload kv`."
+  [opts k wname]
+  (let [v (get opts k)]
+    (cond (nil? v) false
+          (not (true? v)) (throw (ex-info (str "--" (name k) " takes no value, got " v) {:usage true}))
+          (not= "kv" wname) (throw (ex-info (str "--" (name k) " needs --workload kv") {:usage true}))
+          :else true)))
+
 (defn test-map
   "The test map from parsed options."
   [opts]
@@ -98,10 +110,13 @@
         mode (let [v (str (get opts :mode "dssmr"))]
                (if (#{"dssmr" "ssmr"} v)
                  (keyword v)
-                 (throw (ex-info (str "unknown mode " v "; known: dssmr, ssmr") {:usage true}))))]
+                 (throw (ex-info (str "unknown mode " v "; known: dssmr, ssmr") {:usage true}))))
+        failing? (kv-flag opts :failing-creates wname)
+        throwing? (kv-flag opts :throwing-writes wname)]
     (cond->
      {:name (or (:name opts)
-                (str wname (when unsafe? "-unsafe") (when (= mode :ssmr) "-ssmr") "-"
+                (str wname (when unsafe? "-unsafe") (when (= mode :ssmr) "-ssmr")
+                     (when failing? "-failing-creates") (when throwing? "-throwing-writes") "-"
                      (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
       :workload wname
       :service (get-in workloads [wname :service])
@@ -122,7 +137,10 @@
       :classpath (System/getProperty "java.class.path")}
     ;; per-key workloads (register, kv); when absent, the workload's own default
     (:threads-per-key opts) (assoc :threads-per-key (parse-long-opt opts :threads-per-key nil))
-    (:ops-per-key opts) (assoc :ops-per-key (parse-long-opt opts :ops-per-key nil)))))
+    (:ops-per-key opts) (assoc :ops-per-key (parse-long-opt opts :ops-per-key nil))
+    ;; kv: the service's deliberate failures (absent: none, and the kv test is as before)
+    failing? (assoc :failing-creates? true)
+    throwing? (assoc :throwing-writes? true))))
 
 ;; ---------------------------------------------------------------------------
 ;; Store
@@ -280,7 +298,8 @@
   "workload × nemesis runs of `test-all`, and the verdict each must have. The unsafe register
   runs are the positive control: they must come out invalid. The kv runs always last 120 s
   (their own :time-limit): creates and deletes need time under faults to meet the schedules
-  that break execution atomicity."
+  that break execution atomicity. The kv row with `--failing-creates` and `--throwing-writes`
+  checks that refused creates and writes undone after a throw never take effect under faults."
   [{:workload "register" :nemesis "kill" :expect true}
    {:workload "register" :nemesis "pause" :expect true}
    {:workload "register" :nemesis "partition" :expect true}
@@ -291,9 +310,17 @@
    {:workload "kv" :nemesis "kill,partition" :time-limit 120 :expect true}
    {:workload "kv" :nemesis "asym,kill-partition-leader" :time-limit 120 :expect true}
    {:workload "kv" :nemesis "elastic,kill-partition-leader" :time-limit 120 :expect true}
+   {:workload "kv" :nemesis "kill,partition" :time-limit 120 :failing-creates true :throwing-writes true
+    :expect true}
    {:workload "chirper" :nemesis "kill,partition" :expect true}
    {:workload "chirper" :nemesis "pause" :expect true}
    {:workload "register" :nemesis "partition,pause" :unsafe-reads true :expect false}])
+
+(defn- matrix-options
+  "A matrix row's flags, as on the command line (or -)."
+  [row]
+  (let [flags (filter row [:unsafe-reads :failing-creates :throwing-writes])]
+    (if (seq flags) (str/join " " (map #(str "--" (name %)) flags)) "-")))
 
 (defn test-all!
   "Runs the matrix; returns 0 when every verdict is the expected one, else 1."
@@ -305,13 +332,15 @@
                               (catch Throwable t (util/log "test failed to run:" t) {:error t}))
                        v (get-in r [:results :valid?])]
                    (util/log "matrix:" (:workload m) (:nemesis m) (if (:unsafe-reads m) "(unsafe reads)" "")
+                             (if (:failing-creates m) "(failing creates)" "")
+                             (if (:throwing-writes m) "(throwing writes)" "")
                              "->" v (if (= v (:expect m)) "as expected" "NOT AS EXPECTED"))
                    (assoc m :valid? v :ops (get-in r [:results :op-count]) :store (get-in r [:test :store])))))]
     (println)
-    (println "| workload | nemesis | unsafe reads | ops | valid? | expected |")
+    (println "| workload | nemesis | options | ops | valid? | expected |")
     (println "|---|---|---|---|---|---|")
     (doseq [r rows]
-      (println (str "| " (:workload r) " | " (:nemesis r) " | " (boolean (:unsafe-reads r)) " | " (:ops r) " | "
+      (println (str "| " (:workload r) " | " (:nemesis r) " | " (matrix-options r) " | " (:ops r) " | "
                     (:valid? r) " | " (:expect r) " |")))
     (if (every? #(= (:valid? %) (:expect %)) rows) 0 1)))
 

@@ -87,6 +87,9 @@
                   this
                   (inconsistent (str "can't read " (pr-str v) " from "
                                      (if absent? "an absent key" (str "a key holding " (pr-str value))))))
+        :exists (if absent?
+                  (inconsistent "a create found the key existing, but it is absent")
+                  this)
         :write  (cond absent?  (inconsistent (str "can't write " (pr-str v) " to an absent key"))
                       (nil? v) (inconsistent "can't write nil")
                       :else    (assoc this :value v))
@@ -104,9 +107,10 @@
   PureOps
   (pure-op? [_ op]
     (case (:f op)
-      :read true
-      :cas  (let [v (:value op)]
-              (and (sequential? v) (= 2 (count v)) (= (first v) (second v))))
+      :read   true
+      :exists true
+      :cas    (let [v (:value op)]
+                (and (sequential? v) (= 2 (count v)) (= (first v) (second v))))
       false)))
 
 (defn kv-register
@@ -118,6 +122,8 @@
                     {:strict-delete? true} it needs the key to exist
     :read           value is the value read; nil means the key was absent
     :write v        needs the key to exist; sets it to v
-    :cas [old new]  needs the key to exist and hold old; sets it to new."
+    :cas [old new]  needs the key to exist and hold old; sets it to new
+    :exists         needs the key to exist; changes nothing (a create that found the key:
+                    see `eyrie.jepsen.workload.kv/exists-observations`)."
   ([] (kv-register {}))
   ([{:keys [strict-delete? value]}] (->KVRegister value (boolean strict-delete?))))

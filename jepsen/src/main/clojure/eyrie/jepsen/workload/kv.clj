@@ -10,7 +10,7 @@
 
   How the library's answers become history ops (the library decides them before the service
   runs; see `JepsenNode.KvServer`):
-  - create: ok -> :ok; nok (the key exists) -> :fail.
+  - create: ok -> :ok; EXISTS -> :fail :exists; REFUSED -> :fail [:refused reason].
   - delete: ok -> :ok; NOT_FOUND (the key was absent) -> :fail. The model needs the key to
     exist for a delete to succeed (strict delete).
   - read: ok -> :ok with the value; NOT_FOUND naming the key -> :ok with nil (the key was
@@ -19,9 +19,28 @@
   - write, cas: nok (absent) -> :fail; a cas that finds another value -> :fail :mismatch.
   - a timeout (`--op-timeout-ms`) or any exception -> :info: it may take effect later or never.
 
+  Deliberate application failures (`--failing-creates`, `--throwing-writes`; both off by
+  default, and then nothing here changes): one create in five (`:faulty-share`, 0.2) sends a
+  `FailingCreate`, whose `createObject` throws on every replica, with a value of 100-109; one
+  write in five sends a `ThrowingWrite`, which sets the key to a value of 200-209 and then
+  throws. Such ops carry `:faulty true`. No ordinary op writes those values, so a read of one
+  means a failed op took effect. The library must refuse the create (REFUSED, nothing created)
+  and undo the write (the client gets a `MulticastException`): both are :fail, did not happen.
+  Since every replica fails them alike, a faulty op can never take effect, so its other
+  outcomes are :fail too: a timeout or any exception ([:timeout :never-applies] ...) asks the
+  checker to verify that no faulty op ever took effect, even one whose answer was lost.
+  (Elsewhere a MulticastException stays :info, as without the options.)
+
   Checker: per-key linearizability (`eyrie.jepsen.linearizability`, WGL) against
-  `eyrie.jepsen.models/kv-register`: a register that may be absent."
-  (:require [eyrie.jepsen.client :as client]
+  `eyrie.jepsen.models/kv-register`: a register that may be absent. :fail ops are dropped, so a
+  refused create must leave the key absent (a later read of nil, a later create ok) and a
+  throwing write the old value. With `--failing-creates` the checker also takes each create
+  answered EXISTS as an observation that the key exists (`exists-observations`): a refused
+  create that left the key behind in the oracle's map but on no partition would answer later
+  reads NOT_FOUND (nil) and later creates EXISTS, which is otherwise a :fail that constrains
+  nothing."
+  (:require [clojure.string :as str]
+            [eyrie.jepsen.client :as client]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.history :as h]
             [eyrie.jepsen.linearizability :as lin]
@@ -29,7 +48,9 @@
             [eyrie.jepsen.util :as util]
             [eyrie.jepsen.workload.register :as register])
   (:import (io.eyrie.core Client Command ObjId Reply Reply$Status)
-           (io.eyrie.jepsen.node JepsenNode$Cas JepsenNode$Keyed JepsenNode$Read JepsenNode$Write)
+           (io.eyrie.jepsen.node JepsenNode$Cas JepsenNode$FailingCreate JepsenNode$Keyed JepsenNode$Read
+                                 JepsenNode$ThrowingWrite JepsenNode$Write)
+           (io.eyrie.multicast MulticastException)
            (java.util Random)
            (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)))
 
@@ -41,6 +62,14 @@
   "The anchor keys of a test (`:anchor-count`, default 4)."
   [test]
   (mapv #(+ anchor-base %) (range (:anchor-count test 4))))
+
+(def failing-create-base
+  "Faulty creates (`--failing-creates`) carry values from here (100-109): no key ever holds one."
+  100)
+
+(def throwing-write-base
+  "Throwing writes (`--throwing-writes`) carry values from here (200-209): no key may keep one."
+  200)
 
 (defn- oid ^ObjId [k] (ObjId/valueOf (long k)))
 
@@ -68,6 +97,15 @@
   [v]
   (and (string? v) (.startsWith ^String v "error: ")))
 
+(defn- create-failure
+  "The :fail completion of a create that Eyrie answered with something other than ok: the key
+  exists (:exists), the service could not make the object ([:refused reason]), or another status."
+  [op ^Reply r]
+  (condp = (.status r)
+    Reply$Status/EXISTS (assoc op :type :fail :error :exists)
+    Reply$Status/REFUSED (assoc op :type :fail :error [:refused (.reason r)])
+    (assoc op :type :fail :error [(keyword (str/lower-case (str (.status r)))) (.reason r)])))
+
 (defrecord KvClient [^Client proxy]
   client/Client
   (open! [_ test _node] (->KvClient (register/eyrie-client test)))
@@ -85,13 +123,17 @@
 
   (invoke! [_ test op]
     (let [[k v] (:value op)
-          partner (:partner op)]
+          partner (:partner op)
+          faulty? (boolean (:faulty op))]
       (try
         (case (:f op)
-          :create (let [r (wait! (.sendCreate proxy (Command/create (oid k) (long v))) test)]
+          :create (let [r (wait! (.sendCreate proxy (Command/create (oid k) (if faulty?
+                                                                               (JepsenNode$FailingCreate. (long v))
+                                                                               (long v))))
+                                 test)]
                     (if (.isOk r)
                       (assoc op :type :ok)
-                      (assoc op :type :fail :error :exists)))
+                      (create-failure op r)))
           :delete (let [r (wait! (.sendDelete proxy (Command/delete (oid k) nil)) test)]
                     (cond (.isOk r) (assoc op :type :ok)
                           (not-found? r k) (assoc op :type :fail :error :absent)
@@ -101,7 +143,11 @@
                         (.isOk r) (assoc op :type :ok :value [k (.value r)])
                         (not-found? r k) (assoc op :type :ok :value [k nil] :absent true)
                         :else (assoc op :type :fail :error :absent)))
-          :write (let [r (wait! (.sendAccess proxy (access k (JepsenNode$Write. (long v)) partner)) test)]
+          :write (let [r (wait! (.sendAccess proxy (access k (if faulty?
+                                                               (JepsenNode$ThrowingWrite. (long v))
+                                                               (JepsenNode$Write. (long v)))
+                                                           partner))
+                                test)]
                    (cond (not (.isOk r)) (assoc op :type :fail :error :absent)
                          (service-error? (.value r)) (assoc op :type :fail :error (.value r))
                          :else (assoc op :type :ok)))
@@ -111,8 +157,18 @@
                        (true? (.value r)) (assoc op :type :ok)
                        (false? (.value r)) (assoc op :type :fail :error :mismatch)
                        :else (assoc op :type :fail :error (.value r)))))
+        (catch MulticastException e
+          ;; Definite: the cluster answered that the command failed (a throwing write's
+          ;; exception; its write was undone).
+          (if faulty? (assoc op :type :fail :error [:threw (.getMessage e)]) (throw e)))
         (catch TimeoutException _
-          (assoc op :type :info :error :timeout)))))
+          (if faulty?
+            (assoc op :type :fail :error [:timeout :never-applies])
+            (assoc op :type :info :error :timeout)))
+        (catch Exception e
+          ;; A faulty op fails on every replica: whatever the client saw, it cannot have taken
+          ;; effect. Any other op's exception stays the runner's :info.
+          (if faulty? (assoc op :type :fail :error [:never-applies (str e)]) (throw e))))))
 
   (teardown! [_ _])
   (close! [_ _] (register/close-proxy! proxy)))
@@ -120,9 +176,16 @@
 (defn- op-gen
   "Ops on one key, delete-heavy: create 20%, delete 15%, read 40%, write 10%, cas 15% (by
   default; `:kv-mix` overrides, a map f -> weight). Values are small so cas often matches; a
-  share of reads, writes and cas (`:move-share`, 0.2) names an anchor as partner (a move)."
+  share of reads, writes and cas (`:move-share`, 0.2) names an anchor as partner (a move).
+  With `:failing-creates?` a share (`:faulty-share`, 0.2) of creates are faulty (the node
+  refuses them; values 100-109), with `:throwing-writes?` that share of writes (the node
+  writes, then throws; values 200-209). Without them the rng is drawn exactly as before."
   [test ^Random rng]
   (let [mix (:kv-mix test {:create 20 :delete 15 :read 40 :write 10 :cas 15})
+        failing? (boolean (:failing-creates? test))
+        throwing? (boolean (:throwing-writes? test))
+        faulty-share (double (:faulty-share test 0.2))
+        faulty? (fn [on?] (and on? (< (.nextDouble rng) faulty-share)))
         fs (vec (sort (keys mix)))
         total (reduce + (vals mix))
         move-share (:move-share test 0.2)
@@ -133,10 +196,14 @@
             f (loop [[f & more] fs, acc 0]
                 (let [acc (+ acc (mix f))] (if (or (< x acc) (empty? more)) f (recur more acc))))
             op (case f
-                 :create {:f :create :value (value)}
+                 :create (if (faulty? failing?)
+                           {:f :create :value (+ failing-create-base (value)) :faulty true}
+                           {:f :create :value (value)})
                  :delete {:f :delete :value nil}
                  :read {:f :read :value nil}
-                 :write {:f :write :value (value)}
+                 :write (if (faulty? throwing?)
+                          {:f :write :value (+ throwing-write-base (value)) :faulty true}
+                          {:f :write :value (value)})
                  :cas {:f :cas :value [(value) (value)]})]
         (if (and (#{:read :write :cas} f) (seq as) (< (.nextDouble rng) move-share))
           (assoc op :partner (nth as (.nextInt rng (count as))))
@@ -159,10 +226,31 @@
   [test]
   (map (fn [k] {:f :read :value [k nil]}) (range (:key-count test 50))))
 
+(defn exists-observations
+  "The history with every create answered EXISTS (a :fail create with :error :exists) turned
+  into an ok `:exists` op, its invocation and completion alike: the create changed nothing, but
+  it saw the key exist at some point between the two (`eyrie.jepsen.models/kv-register`'s
+  :exists needs the key present). Other ops are unchanged; indices are kept."
+  [history]
+  (let [history (h/ensure-indexed history)
+        pi (h/pair-index history)
+        rewrite (into #{}
+                      (comp (filter #(and (h/fail? %) (= :create (:f %)) (= :exists (:error %))))
+                            (mapcat (fn [c] [(:index c) (:index (pi (:index c)))])))
+                      history)]
+    (mapv (fn [op]
+            (if (rewrite (:index op))
+              (cond-> (assoc op :f :exists) (not (h/invoke? op)) (assoc :type :ok))
+              op))
+          history)))
+
 (defn checker
-  "Per-key linearizability against a register that may be absent, plus counts."
+  "Per-key linearizability against a register that may be absent, plus counts. With
+  `:failing-creates?`, creates answered EXISTS are checked as observations that the key
+  exists (`exists-observations`)."
   [test history _opts]
-  (let [client-ops (filterv h/client-op? history)
+  (let [client-ops (cond-> (filterv h/client-op? history)
+                     (:failing-creates? test) exists-observations)
         result (lin/check-independent (models/kv-register {:strict-delete? true}) client-ops
                                       {:time-limit-ms (:check-time-limit-ms test 30000)})]
     (-> result

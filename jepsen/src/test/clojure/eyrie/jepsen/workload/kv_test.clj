@@ -160,4 +160,137 @@
     (is (= #{:asym :kill-partition-leader} (:nemesis-faults t)))
     (is (= "kv" (:service t)))
     (is (= 4 (:threads-per-key t)))
-    (is (not (contains? t :ops-per-key)) "absent: the workload's default")))
+    (is (not (contains? t :ops-per-key)) "absent: the workload's default")
+    (is (not-any? #(contains? t %) [:failing-creates? :throwing-writes?]) "absent: no deliberate failures")))
+
+(deftest the-failure-flags-are-kv-options
+  (let [parse (requiring-resolve 'eyrie.jepsen.core/parse-opts)
+        tm (requiring-resolve 'eyrie.jepsen.core/test-map)
+        t (tm (parse ["--workload" "kv" "--nemesis" "kill,partition" "--failing-creates" "--throwing-writes"]))]
+    (is (true? (:failing-creates? t)))
+    (is (true? (:throwing-writes? t)))
+    (is (= "kv-failing-creates-throwing-writes-kill+partition" (:name t)))
+    (is (= "kv-throwing-writes-none" (:name (tm (parse ["--workload" "kv" "--throwing-writes"])))))
+    (doseq [args [["--workload" "register" "--failing-creates"]
+                  ["--workload" "bank" "--throwing-writes"]
+                  ["--workload" "kv" "--failing-creates" "yes"]]]
+      (is (:usage (ex-data (try (tm (parse args)) (catch clojure.lang.ExceptionInfo e e)))) (pr-str args)))
+    (testing "the matrix runs kv with both, 120 s"
+      (is (some #(and (= "kv" (:workload %)) (:failing-creates %) (:throwing-writes %) (= 120 (:time-limit %))
+                      (true? (:expect %)))
+                @(requiring-resolve 'eyrie.jepsen.core/matrix))))))
+
+;; ---------------------------------------------------------------------------
+;; --failing-creates and --throwing-writes
+
+(deftest failed-application-ops-did-not-happen
+  ;; A refused create (its createObject threw) and a write undone after a throw are :fail: the
+  ;; checker takes them as never having happened, and must flag any trace of them.
+  (testing "the model's :exists observation"
+    (is (= (m/kv-register {:value 3}) (m/step (m/kv-register {:value 3}) {:f :exists :value nil})))
+    (is (m/inconsistent? (m/step (m/kv-register) {:f :exists :value nil})))
+    (is (m/pure-op? (m/kv-register) {:f :exists})))
+  (testing "valid: a refused create leaves the key absent, a throwing write the old value"
+    (is (true? (valid? (hist [0 :invoke :create 103] [0 :fail :create 103]
+                             [1 :invoke :read nil] [1 :ok :read nil]
+                             [1 :invoke :create 4] [1 :ok :create 4]
+                             [0 :invoke :write 207] [0 :fail :write 207]
+                             [1 :invoke :read nil] [1 :ok :read 4]
+                             [1 :invoke :cas [4 5]] [1 :ok :cas [4 5]]
+                             [0 :invoke :read nil] [0 :ok :read 5]))))
+    (testing "even when the faulty op's answer was a timeout recorded as :fail"
+      (is (true? (valid? (hist [0 :invoke :create 1] [0 :ok :create 1]
+                               [0 :invoke :write 201] [0 :fail :write 201]
+                               [1 :invoke :read nil] [1 :ok :read 1]))))))
+  (testing "invalid: a :fail write's value is read later"
+    (let [r (check (hist [0 :invoke :create 1] [0 :ok :create 1]
+                         [0 :invoke :write 205] [0 :fail :write 205]
+                         [1 :invoke :read nil] [1 :ok :read 205]))]
+      (is (false? (:valid? r)))
+      (is (= ["can't read 205 from a key holding 1"] (map :error (:configs r))))))
+  (testing "invalid: a :fail write's value read while the write was in flight"
+    (is (false? (valid? (hist [0 :invoke :create 1] [0 :ok :create 1]
+                              [0 :invoke :write 205]
+                              [1 :invoke :read nil] [1 :ok :read 205]
+                              [0 :fail :write 205])))))
+  (testing "invalid: a refused create's value is read later (the key exists)"
+    (is (false? (valid? (hist [0 :invoke :create 103] [0 :fail :create 103]
+                              [1 :invoke :read nil] [1 :ok :read 103])))))
+  (testing "invalid: a refused create, then an ok create and a read of the refused value"
+    (is (false? (valid? (hist [0 :invoke :create 103] [0 :fail :create 103]
+                              [1 :invoke :create 4] [1 :ok :create 4]
+                              [1 :invoke :read nil] [1 :ok :read 103]))))))
+
+(defn- kv-ops
+  "An indexed independent kv history from [process type f value & kvs] tuples."
+  [& ops]
+  (h/index (for [[p type f v & kvs] ops] (into {:process p, :type type, :f f, :value v} (apply hash-map kvs)))))
+
+(deftest a-create-that-found-the-key-is-an-observation-with-failing-creates
+  ;; A refused create that left the key in the oracle's map but on no partition: reads answer
+  ;; NOT_FOUND (nil), creates EXISTS (:fail). Without the option such a :fail constrains nothing.
+  (let [ops (kv-ops [0 :invoke :create [1 103] :faulty true] [0 :fail :create [1 103] :faulty true :error [:refused "x"]]
+                    [1 :invoke :read [1 nil]] [1 :ok :read [1 nil]]
+                    [1 :invoke :create [1 4]] [1 :fail :create [1 4] :error :exists])]
+    (is (true? (:valid? (kv/checker {} ops {}))) "without the option: as before")
+    (let [r (kv/checker {:failing-creates? true} ops {})]
+      (is (false? (:valid? r)))
+      (is (= [1] (:failures r))))
+    (is (= [:create :create :read :read :exists :exists] (map :f (kv/exists-observations ops))))
+    (is (= [:invoke :fail :invoke :ok :invoke :ok] (map :type (kv/exists-observations ops)))))
+  (testing "a create that found a key that does exist is fine"
+    (is (true? (:valid? (kv/checker {:failing-creates? true}
+                                    (kv-ops [0 :invoke :create [1 4]] [0 :ok :create [1 4]]
+                                            [1 :invoke :create [1 5]] [1 :fail :create [1 5] :error :exists]
+                                            [1 :invoke :read [1 nil]] [1 :ok :read [1 4]])
+                                    {}))))
+    (testing "or one concurrent with a delete that completes before it"
+      (is (true? (:valid? (kv/checker {:failing-creates? true}
+                                      (kv-ops [0 :invoke :create [1 4]] [0 :ok :create [1 4]]
+                                              [1 :invoke :create [1 5]]
+                                              [0 :invoke :delete [1 nil]] [0 :ok :delete [1 nil]]
+                                              [1 :fail :create [1 5] :error :exists])
+                                      {})))))))
+
+(deftest the-generator-makes-faulty-ops-only-when-asked
+  (let [ops (fn [test] (vec (repeatedly 3000 ((var-get #'kv/op-gen) test (java.util.Random. 1)))))
+        plain (ops {:key-count 5})
+        faulty (ops {:key-count 5 :failing-creates? true :throwing-writes? true})
+        share (fn [f] (let [all (filter #(= f (:f %)) faulty)]
+                        (/ (double (count (filter :faulty all))) (count all))))]
+    (is (not-any? :faulty plain))
+    (is (every? #(or (nil? (:value %)) (sequential? (:value %)) (<= 0 (:value %) 9)) plain))
+    (is (= plain (ops {:key-count 5 :failing-creates? false})) "flags off: the same ops")
+    (is (< 0.1 (share :create) 0.3))
+    (is (< 0.1 (share :write) 0.3))
+    (is (every? #(#{:create :write} (:f %)) (filter :faulty faulty)))
+    (is (every? #(<= 100 (:value %) 109) (filter #(and (:faulty %) (= :create (:f %))) faulty)))
+    (is (every? #(<= 200 (:value %) 209) (filter #(and (:faulty %) (= :write (:f %))) faulty)))
+    (is (every? #(<= 0 (:value %) 9) (remove :faulty (filter #(#{:create :write} (:f %)) faulty))))
+    (is (some :partner (filter :faulty faulty)) "throwing writes with a partner (a move) too")
+    (testing "only one option"
+      (is (not-any? #(and (:faulty %) (= :write (:f %))) (ops {:key-count 5 :failing-creates? true})))
+      (is (not-any? #(and (:faulty %) (= :create (:f %))) (ops {:key-count 5 :throwing-writes? true}))))))
+
+(deftest failing-creates-and-throwing-writes-on-an-embedded-cluster-end-to-end
+  ;; The node's deliberate failures through the real library, and the client's mapping: every
+  ;; faulty op is :fail (REFUSED, or the write's MulticastException), and the run is valid.
+  (let [store (.getCanonicalPath (clojure.java.io/file "target" "jepsen-store-test"))
+        r ((requiring-resolve 'eyrie.jepsen.core/run-test!)
+           ((requiring-resolve 'eyrie.jepsen.core/test-map)
+            ((requiring-resolve 'eyrie.jepsen.core/parse-opts)
+             ["--workload" "kv" "--db" "embedded" "--time-limit" "8" "--recovery" "1"
+              "--key-count" "4" "--concurrency" "6" "--threads-per-key" "3" "--seed" "7"
+              "--store" store "--failing-creates" "--throwing-writes"])))
+        hist (h/read-history (clojure.java.io/file (get-in r [:test :store]) "history.edn"))
+        faulty (filter #(and (:faulty %) (not (h/invoke? %))) hist)
+        error-kind (fn [op] (let [e (:error op)] (if (vector? e) (first e) e)))]
+    (is (= 0 (:exit r)) (pr-str (:results r)))
+    (is (= "kv-failing-creates-throwing-writes-none" (get-in r [:test :name])))
+    (is (seq faulty))
+    (is (every? h/fail? faulty) (pr-str (remove h/fail? faulty)))
+    (is (some #(and (= :create (:f %)) (= :refused (error-kind %))) faulty) "creates REFUSED")
+    (is (some #(and (= :write (:f %)) (= :threw (error-kind %))) faulty) "writes that threw")
+    (is (some #(and (h/ok? %) (= :write (:f %))) hist) "ordinary writes still succeed")
+    (is (not-any? #(and (h/ok? %) (= :read (:f %)) (some-> (second (:value %)) (>= 100))) hist)
+        "no read sees a faulty op's value")))

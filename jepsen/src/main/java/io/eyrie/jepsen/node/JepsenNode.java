@@ -63,6 +63,21 @@ public final class JepsenNode {
   public record Keyed(long key, Object op) {}
 
   /**
+   * The create op of a {@code kv} key that the service refuses on purpose: its
+   * {@code createObject} throws, so the create is {@code REFUSED} and nothing is created (the
+   * harness's {@code --failing-creates}). {@code value} is only what the harness records; no key
+   * ever holds it.
+   */
+  public record FailingCreate(long value) {}
+
+  /**
+   * A {@code kv} write that sets the key to {@code value} and then throws (the harness's
+   * {@code --throwing-writes}): the library must undo the write, and the client gets a
+   * {@code MulticastException}. The key keeps its old value.
+   */
+  public record ThrowingWrite(long value) {}
+
+  /**
    * A key of the {@code kv} service: an object that exists between a DS-SMR create and a DS-SMR
    * delete, holding a value. Unlike a {@link Register} it is never "empty": absence is the
    * object not existing.
@@ -80,7 +95,8 @@ public final class JepsenNode {
 
   /**
    * The codec registrations shared by nodes and the harness client: the register service's
-   * (ids 200-209), the kv service's (210; it reuses the register's operations) and the example
+   * (ids 200-209), the kv service's (210; it reuses the register's operations, and adds
+   * {@link FailingCreate} 211 and {@link ThrowingWrite} 212, its deliberate failures) and the example
    * bank's ({@link BankServer}, ids 100-103), which the bank service hosts.
    */
   public static CodecRegistry registry() {
@@ -92,7 +108,9 @@ public final class JepsenNode {
         .register(204, WritePair.class)
         .register(208, TouchPair.class)
         .register(209, Keyed.class)
-        .register(210, KvEntry.class);
+        .register(210, KvEntry.class)
+        .register(211, FailingCreate.class)
+        .register(212, ThrowingWrite.class);
   }
 
   /**
@@ -184,8 +202,14 @@ public final class JepsenNode {
    * create of an existing key answers nok, an access to an absent key answers nok ("no such
    * object"), and a delete answers ok whether or not the key existed. This server never sees
    * an absent key (DS-SMR executes a command only when all its objects are local); if it did,
-   * or got an operation it does not know, it replies an error string and changes nothing, so an
-   * applied entry never throws.
+   * or got an operation it does not know, it replies an error string and changes nothing.
+   *
+   * <p>It fails on purpose only when asked to, by two operations no other service or workload
+   * sends (the harness's {@code --failing-creates} and {@code --throwing-writes}): a create whose
+   * op is a {@link FailingCreate} throws in {@link #createObject} (the library refuses the
+   * create: {@code REFUSED}, nothing created), and a {@link ThrowingWrite} sets the key's value
+   * and then throws (the library undoes the write; the client gets a {@code MulticastException}).
+   * Both are deterministic: every replica fails alike. Every other operation never throws.
    */
   public static final class KvServer extends StateMachine {
     /** The reply for an operation this server cannot apply. */
@@ -215,6 +239,11 @@ public final class JepsenNode {
         e.value = w.value();
         return "ok";
       }
+      if (op instanceof ThrowingWrite w) {
+        e.value = w.value();
+        throw new IllegalStateException("jepsen kv: a throwing write of " + w.value() + " to " + target
+            + " (after writing it)");
+      }
       if (op instanceof Cas cas) {
         if (e.value == cas.expected()) {
           e.value = cas.value();
@@ -225,11 +254,16 @@ public final class JepsenNode {
       return ERROR + "unknown kv operation " + op;
     }
 
-    /** Creates a key with its initial value (the create's op, a Long; anything else gives 0). */
+    /**
+     * Creates a key with its initial value (the create's op, a Long; anything else but a
+     * {@link FailingCreate} gives 0). A {@link FailingCreate} throws: the library then refuses
+     * the create ({@code REFUSED}) and creates nothing anywhere.
+     */
     @Override
     protected PRObject createObject(Command c) {
-      // Not refused: by now the oracle has placed the key here, and a refusal would leave the
-      // oracle's map naming a partition without the object. The harness always sends a Long.
+      if (c.op() instanceof FailingCreate f) {
+        throw new IllegalStateException("jepsen kv: a failing create of " + c.target() + " with " + f.value());
+      }
       return new KvEntry(c.target(), c.op() instanceof Long v ? v : 0L);
     }
   }

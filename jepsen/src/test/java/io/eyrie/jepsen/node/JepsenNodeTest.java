@@ -82,6 +82,40 @@ class JepsenNodeTest {
 
   @Test
   @Timeout(180)
+  void kvFailingCreateIsRefusedAndThrowingWriteIsUndone() throws Exception {
+    try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
+        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+      ObjId k = ObjId.valueOf(1);
+      ObjId anchor = ObjId.valueOf(1_000_000);
+      assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
+      // createObject throws: REFUSED, and the key stays free
+      Reply refused = cl.sendCreate(Command.create(k, new JepsenNode.FailingCreate(103))).get(60, TimeUnit.SECONDS);
+      assertEquals(Reply.Status.REFUSED, refused.status(), refused::toString);
+      assertEquals(Reply.Status.NOT_FOUND, cl.sendAccess(Command.access(new JepsenNode.Read(), k))
+          .get(60, TimeUnit.SECONDS).status());
+      assertTrue(cl.sendCreate(Command.create(k, 4L)).get(60, TimeUnit.SECONDS).isOk(), "the key is free after the refusal");
+      assertEquals(4L, call(cl, Command.access(new JepsenNode.Read(), k), false));
+      // the write throws after writing: a MulticastException, and the old value stays
+      java.util.concurrent.ExecutionException threw = org.junit.jupiter.api.Assertions.assertThrows(
+          java.util.concurrent.ExecutionException.class,
+          () -> cl.sendAccess(Command.access(new JepsenNode.ThrowingWrite(205), k)).get(60, TimeUnit.SECONDS));
+      assertTrue(threw.getCause() instanceof io.eyrie.multicast.MulticastException, threw::toString);
+      assertEquals(4L, call(cl, Command.access(new JepsenNode.Read(), k), false));
+      // with a partner: both keys are gathered (a move), then the write is undone
+      threw = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+          () -> cl.sendAccess(Command.access(new JepsenNode.Keyed(1, new JepsenNode.ThrowingWrite(206)), k, anchor))
+              .get(60, TimeUnit.SECONDS));
+      assertTrue(threw.getCause() instanceof io.eyrie.multicast.MulticastException, threw::toString);
+      assertEquals(4L, call(cl, Command.access(new JepsenNode.Keyed(1, new JepsenNode.Read()), k, anchor), false));
+      assertEquals(0L, call(cl, Command.access(new JepsenNode.Read(), anchor), false));
+      // a failing create of an existing key changes nothing either
+      assertFalse(cl.sendCreate(Command.create(k, new JepsenNode.FailingCreate(107))).get(60, TimeUnit.SECONDS).isOk());
+      assertEquals(4L, call(cl, Command.access(new JepsenNode.Read(), k), false));
+    }
+  }
+
+  @Test
+  @Timeout(180)
   void touchPairGathersWithoutWritingAndUnsafeReadsServeAppliedValues() throws Exception {
     JepsenNode.UnsafeReads view = new JepsenNode.UnsafeReads();
     com.sun.net.httpserver.HttpServer http = view.serve("127.0.0.1", 0);
