@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       retrying anything that is not idempotent.</li>
  *   <li>{@link io.eyrie.multicast.MulticastException}: the cluster answered with a definite
  *       refusal (a malformed request, an exception in the application's code); the command did
- *       not take effect, except for writes the application made before it threw.</li>
+ *       not take effect (the writes the application made before it threw are undone).</li>
  *   <li>{@link IllegalArgumentException}: refused here before anything was sent (a command of
  *       the wrong kind); {@link IllegalStateException}: the application kept asking for more
  *       objects through S-SMR rounds. Neither took effect.</li>
