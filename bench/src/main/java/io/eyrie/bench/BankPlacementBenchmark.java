@@ -4,23 +4,16 @@ import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Rebalancer;
-import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
-import io.eyrie.examples.bank.BankServer;
-import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,20 +60,11 @@ public final class BankPlacementBenchmark {
   static String run(String mode, int clients, int window, int warmup, int duration, int accounts) throws Exception {
     java.util.function.Supplier<io.eyrie.multicast.Deliverer> oracle = mode.equals("graph")
         ? () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH) : OracleStateMachine::new;
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).oracle(true)
-        .options(NodeOptions.newBuilder().registry(BankServer.registry()).build())
-        .deliverers(Eyrie.deliverers(BankServer::new, oracle)).start()) {
-      Client.Mode cm = mode.equals("ssmr") ? Client.Mode.SSMR : Client.Mode.DSSMR;
-      List<Client> cs = new ArrayList<>();
-      for (int i = 0; i < clients; i++) {
-        cs.add(Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry()).mode(cm).build());
-      }
-      Client mover = Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry()).build();
-      List<CompletableFuture<Reply>> setup = new ArrayList<>();
-      for (int i = 0; i < accounts; i++) {
-        setup.add(cs.get(i % cs.size()).sendCreate(Command.create(ObjId.valueOf(i), 1_000_000L)));
-      }
-      CompletableFuture.allOf(setup.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+    Client.Mode cm = mode.equals("ssmr") ? Client.Mode.SSMR : Client.Mode.DSSMR;
+    try (BankBenchCluster bank = BankBenchCluster.start(4, oracle, clients, cm)) {
+      List<Client> cs = bank.clients;
+      Client mover = bank.mover;
+      bank.createAccounts(accounts, 1_000_000L);
       Rebalancer rebalancer = mode.equals("graph") ? Rebalancer.start(mover, Duration.ofSeconds(1), 64) : null;
       AtomicInteger rr = new AtomicInteger();
       System.out.println("bank " + mode + ": " + accounts + " accounts, random transfers");
@@ -110,8 +94,6 @@ public final class BankPlacementBenchmark {
           row.opsPerSec(), row.p50(), row.p99(), moves / (double) Math.max(1, commands),
           ssmr / (double) Math.max(1, commands), 100.0 * largest / Math.max(1, audit.objects()), audit.perPartition(),
           rebalancer == null ? "" : "; rebalancer moved " + rebalancer.moved() + " accounts");
-      MulticastBenchmark.closeInBackground(cs);
-      mover.close();
       return line;
     }
   }

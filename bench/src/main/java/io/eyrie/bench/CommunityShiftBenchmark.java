@@ -3,14 +3,7 @@ package io.eyrie.bench;
 import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
-import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
-import io.eyrie.core.ObjId;
 import io.eyrie.core.Rebalancer;
-import io.eyrie.core.Reply;
-import io.eyrie.examples.bank.BankServer;
-import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -100,21 +92,11 @@ public final class CommunityShiftBenchmark {
     AuditReport audit;
     long rebalancedTotal;
     Instant started = Instant.now();
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).oracle(true)
-        .options(NodeOptions.newBuilder().registry(BankServer.registry()).build())
-        .deliverers(Eyrie.deliverers(BankServer::new,
-            () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH))).start()) {
-      List<Client> cs = new ArrayList<>();
-      for (int i = 0; i < clients; i++) {
-        cs.add(Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry())
-            .mode(Client.Mode.DSSMR).build());
-      }
-      Client mover = Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry()).build();
-      List<CompletableFuture<Reply>> setup = new ArrayList<>();
-      for (int i = 0; i < accounts; i++) {
-        setup.add(cs.get(i % cs.size()).sendCreate(Command.create(ObjId.valueOf(i), 1_000_000L)));
-      }
-      CompletableFuture.allOf(setup.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+    try (BankBenchCluster bank = BankBenchCluster.start(4,
+        () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH), clients, Client.Mode.DSSMR)) {
+      List<Client> cs = bank.clients;
+      Client mover = bank.mover;
+      bank.createAccounts(accounts, 1_000_000L);
       System.out.printf(Locale.ROOT, "community shift: %d accounts, %d communities, %d clients x %d, %d s per phase%n",
           accounts, communities, clients, window, phase);
 
@@ -159,8 +141,6 @@ public final class CommunityShiftBenchmark {
       rebalancer.close();
       rebalancedTotal = rebalancer.moved();
       audit = cs.get(0).audit().get(60, TimeUnit.SECONDS);
-      MulticastBenchmark.closeInBackground(cs);
-      mover.close();
     }
 
     String md = report(seconds, audit, rebalancedTotal, started, accounts, communities, clients, window, phase);

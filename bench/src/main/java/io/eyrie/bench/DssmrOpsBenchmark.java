@@ -4,13 +4,9 @@ import io.eyrie.bench.MulticastBenchmark.Row;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
-import io.eyrie.examples.bank.BankServer;
-import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,14 +47,8 @@ public final class DssmrOpsBenchmark {
   /** Runs the two phases and returns their rows. */
   public static List<Row> run(int clients, int window, int warmup, int duration) throws Exception {
     List<Row> rows = new ArrayList<>();
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).oracle(true)
-        .options(NodeOptions.newBuilder().registry(BankServer.registry()).build())
-        .deliverers(Eyrie.deliverers(BankServer::new, OracleStateMachine::new)).start()) {
-      List<Client> cs = new ArrayList<>();
-      for (int i = 0; i < clients; i++) {
-        cs.add(Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry()).mode(Client.Mode.DSSMR)
-            .build());
-      }
+    try (BankBenchCluster bank = BankBenchCluster.start(4, OracleStateMachine::new, clients, Client.Mode.DSSMR)) {
+      List<Client> cs = bank.clients;
       AtomicInteger rr = new AtomicInteger();
       AtomicLong nextId = new AtomicLong(1_000_000);
 
@@ -98,7 +88,6 @@ public final class DssmrOpsBenchmark {
       double perCommand = (after[0] - before[0]) / (double) Math.max(1, after[1] - before[1]);
       rows.add(new Row("moves (estimated: transfers/s x moves per command)", 3, transfers.opsPerSec() * perCommand,
           Double.NaN, Double.NaN, 0, "multicast to {oracle, source, target}"));
-      MulticastBenchmark.closeInBackground(cs);
     }
     return rows;
   }

@@ -4,18 +4,15 @@ import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PartitionTable;
 import io.eyrie.core.Rebalancer;
 import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
-import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.ClusterAdmin;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -79,24 +76,17 @@ public final class ElasticBenchmark {
     StringBuilder events = new StringBuilder();
     AuditReport audit;
     long total;
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(3).oracle(true)
-        .options(NodeOptions.newBuilder().registry(BankServer.registry()).build())
-        .deliverers(Eyrie.deliverers(BankServer::new,
-            () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH))).start();
-        MulticastClient admin = cluster.newClient()) {
-      List<Client> cs = new ArrayList<>();
-      for (int i = 0; i < clients; i++) {
-        cs.add(Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry())
-            .mode(Client.Mode.DSSMR).build());
-      }
-      Client mover = Client.newBuilder().cluster(cluster.cluster()).registry(BankServer.registry()).build();
-      List<CompletableFuture<Reply>> setup = new ArrayList<>();
+    try (BankBenchCluster bank = BankBenchCluster.start(3,
+            () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH), clients, Client.Mode.DSSMR);
+        MulticastClient admin = bank.cluster.newClient()) {
+      EmbeddedCluster cluster = bank.cluster;
+      List<Client> cs = bank.clients;
+      Client mover = bank.mover;
       TreeSet<ObjId> all = new TreeSet<>();
       for (int i = 0; i < accounts; i++) {
         all.add(ObjId.valueOf(i));
-        setup.add(cs.get(i % cs.size()).sendCreate(Command.create(ObjId.valueOf(i), 1_000_000L)));
       }
-      CompletableFuture.allOf(setup.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+      bank.createAccounts(accounts, 1_000_000L);
       System.out.printf(Locale.ROOT, "elastic: %d accounts, %d communities, %d clients x %d; add p3 at %d s,"
           + " drain p0 %d s later%n", accounts, communities, clients, window, before, after);
 
@@ -176,8 +166,6 @@ public final class ElasticBenchmark {
       if (loop.firstError.get() != null) {
         events.append("- first failure: ").append(loop.firstError.get()).append('\n');
       }
-      MulticastBenchmark.closeInBackground(cs);
-      mover.close();
     }
     String md = report(seconds, events.toString(), audit, total == accounts * 1_000_000L, started, accounts,
         communities, clients, window, before, after);

@@ -55,7 +55,7 @@ final class DssmrSim {
   private long time = 1;
 
   DssmrSim(int partitions) {
-    this(partitions, BankServer::new, BankServer.registry());
+    this(partitions, BankServer::new, new io.eyrie.examples.bank.BankService().get().registry());
   }
 
   DssmrSim(int partitions, java.util.function.Supplier<? extends io.eyrie.core.StateMachine> server,

@@ -17,7 +17,6 @@ import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.examples.bank.BankOps;
-import io.eyrie.examples.bank.BankServer;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -39,7 +38,7 @@ class ProtocolPathsTest {
   static void start() {
     cluster = DssmrFixture.bank(4);
     client = DssmrFixture.client(cluster, Client.Mode.DSSMR, 3);
-    raw = MulticastClient.connect(cluster.cluster(), BankServer.registry());
+    raw = MulticastClient.connect(cluster.cluster(), new io.eyrie.examples.bank.BankService().get().registry());
   }
 
   @AfterAll

@@ -4,7 +4,6 @@ import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
-import io.eyrie.multicast.CodecRegistry;
 
 /**
  * An example service: a bank of accounts on DS-SMR. A transfer touches two accounts (a
@@ -14,20 +13,6 @@ import io.eyrie.multicast.CodecRegistry;
  * service descriptor is {@link BankService}.
  */
 public final class BankServer extends StateMachine {
-
-  /** The bank's codec registrations on top of eyrie-core's (the service's: {@link BankService}). */
-  public static CodecRegistry registry() {
-    return new BankService().get().registry();
-  }
-
-  /** Adds the bank's classes (ids 100-103) to a registry (for a harness hosting several services). */
-  public static CodecRegistry register(CodecRegistry r) {
-    return r
-        .register(100, Account.class)
-        .register(101, BankOps.Transfer.class)
-        .register(102, BankOps.Read.class)
-        .register(103, BankOps.Deposit.class);
-  }
 
   @Override
   protected Object executeCommand(Command c) {

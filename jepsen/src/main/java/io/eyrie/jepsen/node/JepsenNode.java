@@ -6,6 +6,7 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
 import io.eyrie.examples.bank.BankServer;
+import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Node;
@@ -100,7 +101,7 @@ public final class JepsenNode {
    * bank's ({@link BankServer}, ids 100-103), which the bank service hosts.
    */
   public static CodecRegistry registry() {
-    return BankServer.register(Eyrie.registry())
+    return Eyrie.registry().include(new BankService().get().registry())
         .register(200, Register.class)
         .register(201, Read.class)
         .register(202, Write.class)
