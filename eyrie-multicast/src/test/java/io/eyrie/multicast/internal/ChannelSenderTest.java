@@ -8,19 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Propose;
-import java.lang.reflect.Proxy;
-import java.nio.ByteBuffer;
+import io.eyrie.multicast.testing.FakeRaftClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.api.AsyncApi;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,37 +63,10 @@ class ChannelSenderTest {
 
   /** A Ratis client whose async sends are captured and left pending. */
   private RaftClient fakeClient() {
-    AsyncApi async = (AsyncApi) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {AsyncApi.class},
-        (p, m, args) -> {
-          if (m.getName().equals("send") && args != null && args.length == 1 && args[0] instanceof Message msg) {
-            sent.add((ChannelBatch) t.codec.decode(msg.getContent().toByteArray()));
-            CompletableFuture<RaftClientReply> f = new CompletableFuture<>();
-            replies.add(f);
-            return f;
-          }
-          throw new UnsupportedOperationException(m.getName());
-        });
-    return (RaftClient) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RaftClient.class},
-        (p, m, args) -> switch (m.getName()) {
-          case "async" -> async;
-          case "close" -> null;
-          case "hashCode" -> System.identityHashCode(p);
-          case "equals" -> p == args[0];
-          case "toString" -> "fake client";
-          default -> throw new UnsupportedOperationException(m.getName());
-        });
+    return FakeRaftClient.capturing(b -> sent.add((ChannelBatch) t.codec.decode(b)), replies::add);
   }
 
-  private static RaftClientReply reply(long receiverNextIn) {
-    return RaftClientReply.newBuilder()
-        .setClientId(ClientId.randomId())
-        .setServerId(RaftPeerId.valueOf("n1"))
-        .setGroupId(RaftGroupId.randomId())
-        .setCallId(1)
-        .setSuccess(true)
-        .setMessage(Message.valueOf(ByteBuffer.allocate(8).putLong(0, receiverNextIn)))
-        .build();
-  }
+
 
   private static String key(Object item) {
     return item instanceof Propose p ? "propose " + p.start().id() : String.valueOf(item);
@@ -160,11 +127,11 @@ class ChannelSenderTest {
     assertEquals(1, sent.size());
     assertEquals(0, sent.get(0).firstSeq());
     // The receiver had items up to 9 already (sent by an earlier leader).
-    replies.get(0).complete(reply(RECEIVED));
+    replies.get(0).complete(FakeRaftClient.reply(RECEIVED));
     assertEquals(2, sent.size());
     assertEquals(RECEIVED, sent.get(1).firstSeq(), "the sender resent items the receiver already had");
     // A receiver behind the batch's end makes the sender go back (a batch in between was lost).
-    replies.get(1).complete(reply(RECEIVED + 2));
+    replies.get(1).complete(FakeRaftClient.reply(RECEIVED + 2));
     assertEquals(3, sent.size());
     assertEquals(RECEIVED + 2, sent.get(2).firstSeq(), "go-back-N to the receiver's position");
   }

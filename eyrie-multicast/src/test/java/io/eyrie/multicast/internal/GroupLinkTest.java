@@ -14,16 +14,14 @@ import io.eyrie.multicast.internal.Wire.Bundle;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
-import java.lang.reflect.Proxy;
+import io.eyrie.multicast.testing.FakeRaftClient;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.api.AsyncApi;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -93,36 +91,10 @@ class GroupLinkTest {
 
   /** A Ratis client whose async sends are captured and left pending. */
   private RaftClient fakeClient() {
-    AsyncApi async = (AsyncApi) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {AsyncApi.class},
-        (p, m, args) -> {
-          if (m.getName().equals("send") && args != null && args.length == 1 && args[0] instanceof Message msg) {
-            sent.add(t.codec.decode(msg.getContent().toByteArray()));
-            CompletableFuture<RaftClientReply> f = new CompletableFuture<>();
-            replies.add(f);
-            return f;
-          }
-          throw new UnsupportedOperationException(m.getName());
-        });
-    return (RaftClient) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RaftClient.class},
-        (p, m, args) -> switch (m.getName()) {
-          case "async" -> async;
-          case "close" -> null;
-          case "hashCode" -> System.identityHashCode(p);
-          case "equals" -> p == args[0];
-          case "toString" -> "fake client";
-          default -> throw new UnsupportedOperationException(m.getName());
-        });
+    return FakeRaftClient.capturing(b -> sent.add(t.codec.decode(b)), replies::add);
   }
 
-  private static RaftClientReply reply(long... results) {
-    ByteBuffer b = ByteBuffer.allocate(8 * results.length);
-    for (long r : results) {
-      b.putLong(r);
-    }
-    return RaftClientReply.newBuilder().setClientId(ClientId.randomId()).setServerId(RaftPeerId.valueOf("n1"))
-        .setGroupId(RaftGroupId.randomId()).setCallId(1).setSuccess(true).setMessage(Message.valueOf(b.flip()))
-        .build();
-  }
+
 
   private static RaftClientReply failure() {
     return RaftClientReply.newBuilder().setClientId(ClientId.randomId()).setServerId(RaftPeerId.valueOf("n1"))
@@ -191,7 +163,7 @@ class GroupLinkTest {
     Start y = single();
     link.submit(y);
     assertEquals(1, sent.size(), "one request in flight in all");
-    replies.get(0).complete(reply(apply(sent.get(0))));
+    replies.get(0).complete(FakeRaftClient.reply(apply(sent.get(0))));
     assertEquals(2, sent.size());
     Bundle b = assertInstanceOf(Bundle.class, sent.get(1));
     assertEquals(List.of(y.id()), List.of(b.starts().starts()).stream().map(Start::id).toList());
@@ -200,7 +172,7 @@ class GroupLinkTest {
     long[] results = apply(b);
     assertArrayEquals(new long[] {3}, results);
     assertTrue(relayedOut.isEmpty(), "what was relayed here is written here");
-    replies.get(1).complete(reply(results));
+    replies.get(1).complete(FakeRaftClient.reply(results));
     assertEquals(3, ByteBuffer.wrap(answer.get()).getLong(), "the relaying node learns g1 expects item 3 from g2");
     assertTrue(link.relayed("not an entry").isCompletedExceptionally(), "a relayed object that is no entry is refused");
   }
@@ -224,7 +196,7 @@ class GroupLinkTest {
     StartBatch direct = assertInstanceOf(StartBatch.class, sent.get(0));
     assertEquals(y.id(), direct.starts()[0].id());
     assertTrue(failedStarts.isEmpty());
-    replies.get(0).complete(reply());
+    replies.get(0).complete(FakeRaftClient.reply());
     assertTrue(link.describe().contains("inFlight=0+0"), "the window is free again: " + link.describe());
     link.submit(single());
     assertEquals(3, relayedOut.size(), "and the next request is relayed again");
@@ -264,7 +236,7 @@ class GroupLinkTest {
     assertArrayEquals(new long[] {5, 3}, results, "g1 now expects item 5 from g0 and item 3 from g2");
     assertEquals(5, g1.channelPositions(G0)[2]);
     assertEquals(3, g1.channelPositions(G2)[2]);
-    replies.get(0).complete(reply(results));
+    replies.get(0).complete(FakeRaftClient.reply(results));
 
     assertEquals(2, sent.size(), "the reply lets the accumulated traffic go");
     Bundle b2 = assertInstanceOf(Bundle.class, sent.get(1));
@@ -274,7 +246,7 @@ class GroupLinkTest {
     assertEquals(5, b2.batches()[0].firstSeq(), "g0's next batch follows the acknowledged one");
     assertEquals(2, b2.batches()[0].items().length);
     assertArrayEquals(new long[] {7}, apply(b2));
-    replies.get(1).complete(reply(7));
+    replies.get(1).complete(FakeRaftClient.reply(7));
     assertEquals(2, sent.size(), "nothing left to send");
     assertEquals(t.snapshot(g1Parts).length, t.snapshot(g1).length);
     assertArrayEquals(t.snapshot(g1Parts), t.snapshot(g1), "applying a bundle changes g1 as its parts do");
@@ -317,7 +289,7 @@ class GroupLinkTest {
         if (again instanceof Bundle b) {
           assertNull(b.starts(), "a failed start is not resent by the link: its submitter decides");
         }
-        replies.get(next).complete(reply(apply(again)));
+        replies.get(next).complete(FakeRaftClient.reply(apply(again)));
         next++;
       } else {
         link.pump(true);
@@ -353,13 +325,13 @@ class GroupLinkTest {
     Start y = single();
     link.submit(y);
     assertEquals(2, sent.size(), "g2's window holds its next batch and the start window the starts");
-    replies.get(1).complete(reply(apply(sent.get(1))));
+    replies.get(1).complete(FakeRaftClient.reply(apply(sent.get(1))));
     assertEquals(3, sent.size(), "g2's batch came back: its next batch goes");
     ChannelBatch next = assertInstanceOf(ChannelBatch.class, sent.get(2));
     assertEquals(2, next.firstSeq());
     assertEquals(1, next.items().length);
     // The start request's reply lets the queued starts go.
-    replies.get(0).complete(reply(apply(sent.get(0))));
+    replies.get(0).complete(FakeRaftClient.reply(apply(sent.get(0))));
     assertEquals(4, sent.size());
     StartBatch sb = assertInstanceOf(StartBatch.class, sent.get(3));
     assertEquals(2, sb.starts().length);
@@ -374,7 +346,7 @@ class GroupLinkTest {
     link.pump(false);
     assertEquals(1, sent.size());
     assertInstanceOf(ChannelBatch.class, sent.get(0), "one channel batch alone is a plain channel batch entry");
-    replies.get(0).complete(reply(apply(sent.get(0))));
+    replies.get(0).complete(FakeRaftClient.reply(apply(sent.get(0))));
     link.submit(single());
     assertEquals(2, sent.size());
     assertInstanceOf(StartBatch.class, sent.get(1), "starts alone are a plain start batch entry");
