@@ -76,7 +76,7 @@ final class PartitionServer implements Deliverer {
    * move out of this partition waits for it (blocked), so that it ships by the table in force at
    * its point of the order. Replicated (in the snapshot).
    */
-  private MsgId tableChange;
+  private final java.util.TreeSet<MsgId> tableChanges = new java.util.TreeSet<>();
   private long executed;
   private long multiPartition;
   private long retries;
@@ -126,14 +126,14 @@ final class PartitionServer implements Deliverer {
     if (p instanceof Msgs.PartitionChange) {
       // The oracle decides the change and sends the table it leaves; until then moves out of
       // here wait, so that none ships into a partition just retired.
-      tableChange = ctx.id();
+      tableChanges.add(ctx.id());
       return Execution.resumeLater(List.of(cluster.oracle()));
     }
-    if (tableChange != null && p instanceof MoveReq m && self.equals(m.src())) {
-      return Execution.blocked();
-    }
     ObjId[] touched = objectsOf(p);
-    if (mustWait(ctx.id(), java.util.Arrays.asList(touched))) {
+    // A move out of here waits for the tables of the changes before it; it claims its objects
+    // meanwhile, as any blocked command does, so that later commands on them keep their order.
+    boolean waitsForTable = !tableChanges.isEmpty() && p instanceof MoveReq m && self.equals(m.src());
+    if (waitsForTable || mustWait(ctx.id(), java.util.Arrays.asList(touched))) {
       waiting.putIfAbsent(ctx.id(), touched);
       return Execution.blocked();
     }
@@ -220,13 +220,18 @@ final class PartitionServer implements Deliverer {
       io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) ctx.received(cluster.oracle()).get(0);
       retired.clear();
       retired.addAll(t.retired());
-      tableChange = null;
+      tableChanges.remove(ctx.id());
       return Execution.done();
     }
     if (p instanceof MoveReq m) {
-      Values v = (Values) ctx.received(m.src()).get(0);
       // The oracle's map follows the move once the objects are here: nothing is in transit when
-      // the map says a partition is empty.
+      // the map says a partition is empty. Every way out tells the oracle, which waits for it.
+      Values v;
+      try {
+        v = (Values) ctx.received(m.src()).get(0);
+      } catch (RuntimeException e) {
+        v = Values.failed("the moved values could not be read: " + e.getMessage());
+      }
       if (v.error() != null) {
         ctx.send(cluster.oracle(), Begun.refused(self, v.error()));
         return Execution.error(v.error());
@@ -316,7 +321,10 @@ final class PartitionServer implements Deliverer {
    */
   private String prepareCreate(Command cmd) {
     PRObject o;
-    running = cmd; // the hook, too, sees only the command's object
+    // The hook makes a new object and sees none: it runs before the oracle decides, so an object
+    // of the same id that lives here must not be changed by a create that will be refused.
+    running = cmd;
+    view = java.util.Map.of();
     try {
       o = app.createObject(cmd);
     } catch (VirtualMachineError e) {
@@ -325,17 +333,45 @@ final class PartitionServer implements Deliverer {
       return "createObject failed at " + self + ": " + t;
     } finally {
       running = null;
+      view = null;
     }
     if (o == null || !cmd.target().equals(o.getId())) {
       return "createObject returned " + (o == null ? "null" : "an object with id " + o.getId())
           + " for object " + cmd.target();
     }
-    try {
-      codec.encode(o);
-    } catch (IllegalArgumentException e) {
-      return "object " + cmd.target() + " cannot be encoded: " + e.getMessage();
+    String bad = unstorable(o);
+    if (bad != null) {
+      return bad;
     }
     creating.put(cmd.target(), o);
+    return null;
+  }
+
+  /** The most an object may take encoded: what one channel item carries, less room for its framing. */
+  static final int MAX_OBJECT_BYTES = ExecutionContext.MAX_ITEM_BYTES - 4096;
+
+  /**
+   * Null if an object can be stored here: it encodes, its encoding decodes (a class without a
+   * no-argument constructor, or a serializer that cannot read what it wrote, encodes but would be
+   * lost on its first move), and it fits in one channel item (else it could never move or be
+   * copied to another partition). Else why not.
+   */
+  private String unstorable(PRObject o) {
+    byte[] b;
+    try {
+      b = codec.encode(o);
+    } catch (IllegalArgumentException e) {
+      return "object " + o.getId() + " cannot be encoded: " + e.getMessage();
+    }
+    if (b.length > MAX_OBJECT_BYTES) {
+      return "object " + o.getId() + " takes " + b.length + " bytes encoded, more than the " + MAX_OBJECT_BYTES
+          + " an object may take (it could never move)";
+    }
+    try {
+      codec.decode(b);
+    } catch (IllegalArgumentException e) {
+      return "object " + o.getId() + " cannot be decoded from its encoding: " + e.getMessage();
+    }
     return null;
   }
 
@@ -451,19 +487,28 @@ final class PartitionServer implements Deliverer {
    *
    * @return null, or why the values could not be sent
    */
-  private static String ship(ExecutionContext ctx, List<GroupId> to, TreeMap<ObjId, PRObject> values) {
+  private String ship(ExecutionContext ctx, List<GroupId> to, TreeMap<ObjId, PRObject> values) {
+    String why = null;
     try {
+      Values v = Values.of(values);
+      if (!values.isEmpty()) {
+        codec.decode(codec.encode(v)); // what the receivers will read: fails here, where it can be told
+      }
       for (GroupId g : to) {
-        ctx.send(g, Values.of(values));
+        ctx.send(g, v);
       }
       return null;
-    } catch (IllegalArgumentException e) {
-      String why = "the objects " + values.keySet() + " cannot be encoded: " + e.getMessage();
-      for (GroupId g : to) {
-        ctx.send(g, Values.failed(why));
-      }
-      return why;
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
+      // Whatever failed, the receivers must hear it (they wait for these values), and so must the
+      // sender's caller.
+      why = "the objects " + values.keySet() + " cannot be shipped: " + e.getMessage();
     }
+    for (GroupId g : to) {
+      ctx.send(g, Values.failed(why.length() <= 1000 ? why : why.substring(0, 1000)));
+    }
+    return why;
   }
 
   /**
@@ -531,10 +576,15 @@ final class PartitionServer implements Deliverer {
     for (ObjId id : cmd.objects()) {
       PRObject o = combined != null ? combined.get(id) : objects.get(id);
       if (o != null) {
+        byte[] b;
         try {
-          codec.encode(o);
+          b = codec.encode(o);
         } catch (IllegalArgumentException e) {
           return "the command left object " + id + " that cannot be encoded: " + e.getMessage();
+        }
+        if (b.length > MAX_OBJECT_BYTES) {
+          return "the command left object " + id + " taking " + b.length + " bytes encoded, more than the "
+              + MAX_OBJECT_BYTES + " an object may take";
         }
       }
     }
@@ -650,11 +700,11 @@ final class PartitionServer implements Deliverer {
     for (GroupId g : retired) {
       out.writeString(g.name());
     }
-    out.writeBoolean(tableChange != null);
-    if (tableChange != null) {
-      out.writeVarLong(tableChange.client(), false);
-      out.writeVarLong(tableChange.seq(), false);
-      out.writeVarInt(tableChange.attempt(), true);
+    out.writeVarInt(tableChanges.size(), true);
+    for (MsgId t : tableChanges) {
+      out.writeVarLong(t.client(), false);
+      out.writeVarLong(t.seq(), false);
+      out.writeVarInt(t.attempt(), true);
     }
     out.writeVarInt(creating.size(), true);
     for (PRObject o : creating.values()) {
@@ -680,7 +730,7 @@ final class PartitionServer implements Deliverer {
     waiting.clear();
     creating.clear();
     retired.clear();
-    tableChange = null;
+    tableChanges.clear();
     executed = 0;
     multiPartition = 0;
     retries = 0;
@@ -704,8 +754,9 @@ final class PartitionServer implements Deliverer {
     for (int i = 0; i < rt; i++) {
       retired.add(GroupId.valueOf(in.readString()));
     }
-    if (in.readBoolean()) {
-      tableChange = MsgId.valueOf(in.readVarLong(false), in.readVarLong(false), in.readVarInt(true));
+    int tc = in.readVarInt(true);
+    for (int i = 0; i < tc; i++) {
+      tableChanges.add(MsgId.valueOf(in.readVarLong(false), in.readVarLong(false), in.readVarInt(true)));
     }
     int k = in.readVarInt(true);
     for (int i = 0; i < k; i++) {

@@ -42,7 +42,8 @@ public abstract class StateMachine {
   /**
    * Executes an access command. Every object of {@link Command#objects()} is available through
    * {@link #getObject}; changes made to them are the command's writes. The command is atomic: if
-   * it throws, returns {@link #retry(Collection)}, or leaves an object that cannot be encoded,
+   * it throws, returns {@link #retry(Collection)}, or leaves an object that cannot be encoded (or
+   * takes more than about 3 MiB encoded: such an object could never move),
    * every write it made is undone (Eyrie encodes the command's objects before it runs and puts
    * the copies back), and the client is told it did not take effect.
    *
@@ -56,7 +57,9 @@ public abstract class StateMachine {
    * before the oracle decides: if it throws, returns null, an object with another id, or one that
    * cannot be encoded, the create is refused (the client gets {@code REFUSED}) and nothing is
    * created anywhere. Must be deterministic: an S-SMR create calls it at every partition it
-   * reaches. The object is kept only if the oracle then finds the id free.
+   * reaches. The object is kept only if the oracle then finds the id free. The hook sees no
+   * object ({@link #getObject} answers null) and must have no effect beyond the object it returns:
+   * it runs also for creates that end refused or find the id taken.
    *
    * @param command the create command; {@link Command#target()} is the new object's id
    * @return the new object, with that id
@@ -81,7 +84,9 @@ public abstract class StateMachine {
    * same id and class registered with the codec, that leaves out what no command spanning
    * partitions reads of another partition's object (Chirper leaves out timelines): every
    * partition must still compute the same writes to its own objects and the same reply. Called
-   * when the command starts here; must be deterministic and must not change the object.
+   * when the command starts here; must be deterministic and must not change the object. The
+   * copy must encode whenever the object does (every partition checks the values it computed on
+   * for encodability after the command, and all must decide alike).
    *
    * @param object a local object the command declares
    * @param command the S-SMR command

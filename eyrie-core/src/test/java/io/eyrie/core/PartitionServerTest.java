@@ -48,6 +48,13 @@ class PartitionServerTest {
     }
   }
 
+  /** An object whose class has no no-argument constructor: it encodes, but cannot be decoded. */
+  static final class NoDefault extends PRObject {
+    NoDefault(ObjId id, long ignored) {
+      super(id);
+    }
+  }
+
   /** Adds to the target counter; replies the sum of every counter the command names. */
   record Add(long amount) {}
 
@@ -120,6 +127,9 @@ class PartitionServerTest {
       if ((Long) c.op() == 13L) {
         throw new IllegalArgumentException("13 is unlucky");
       }
+      if ((Long) c.op() == 15L) {
+        return new NoDefault(c.target(), 15);
+      }
       if ((Long) c.op() == 14L) {
         return new Counter(ObjId.valueOf(c.target().value() + 1), 14);
       }
@@ -140,7 +150,7 @@ class PartitionServerTest {
   }
 
   final Codec codec = new Codec(Eyrie.registry().register(100, Counter.class).register(101, Add.class)
-      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class).register(105, AddAllThen.class));
+      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class).register(105, AddAllThen.class).register(106, NoDefault.class));
 
   PartitionServer server(GroupId g) {
     return new PartitionServer(new CounterServer(), g, CLUSTER, codec);
@@ -230,26 +240,34 @@ class PartitionServerTest {
   void noMoveShipsIntoARetiredPartition() {
     PartitionServer src = server(P0);
     create(src, P0, 1, 10);
+    create(src, P0, 2, 20);
     FakeExecutionContext change = ctx(P0, new Msgs.PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
     assertEquals(java.util.Set.of(ORACLE), src.deliver(change).awaited(), "waits for the oracle's table");
     Msgs.MoveReq m = new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1);
-    assertTrue(src.deliver(ctx(P0, m, P1, ORACLE, P0, P1)).isBlocked(), "a move out waits for the table");
+    FakeExecutionContext blocked = ctx(P0, m, P1, ORACLE, P0, P1);
+    assertTrue(src.deliver(blocked).isBlocked(), "a move out waits for the table");
+    // It claims its object meanwhile: a delete of it delivered after it waits behind it (else
+    // the delete would hold the object the move needs, while the oracle's chain puts the move first).
+    FakeExecutionContext del = ctx(P0, new Msgs.DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    assertTrue(src.deliver(del).isBlocked(), "the delete keeps its place behind the move");
     TreeMap<GroupId, PartitionTable.State> states = new TreeMap<>();
     states.put(P0, PartitionTable.State.ACTIVE);
     states.put(P1, PartitionTable.State.RETIRED);
     change.receive(ORACLE, new PartitionTable(states, new TreeMap<>()));
     assertFalse(src.resume(change).isError());
+    Execution e = src.deliver(blocked);
+    assertTrue(e.isError() && e.errorMessage().contains("retired"), String.valueOf(e.errorMessage()));
+    assertTrue(src.localIds().contains(id(1)), "the object stays");
+    Msgs.Values v = (Msgs.Values) blocked.sent().get(0).item();
+    assertTrue(v.error() != null && blocked.sent().get(0).to().equals(P1), "the destination is told, not left waiting");
+    // A replica restored from a snapshot knows the table too.
     PartitionServer restored = server(P0);
     restored.restore(src.snapshot());
-    for (PartitionServer s : List.of(src, restored)) {
-      FakeExecutionContext atSrc = ctx(P0, m, P1, ORACLE, P0, P1);
-      Execution e = s.deliver(atSrc);
-      assertTrue(e.isError() && e.errorMessage().contains("retired"), String.valueOf(e.errorMessage()));
-      assertTrue(s.localIds().contains(id(1)), "the object stays");
-      Msgs.Values v = (Msgs.Values) atSrc.sent().get(0).item();
-      assertTrue(v.error() != null && atSrc.sent().get(0).to().equals(P1), "the destination is told, not left waiting");
-    }
+    FakeExecutionContext other = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(2)}, P0, P1), P1, ORACLE, P0, P1);
+    Execution r = restored.deliver(other);
+    assertTrue(r.isError() && r.errorMessage().contains("retired"), String.valueOf(r.errorMessage()));
   }
+
 
   @Test
   void ssmrCommandSeesRemoteCopiesAndWritesOnlyItsOwnObjects() {
@@ -408,14 +426,15 @@ class PartitionServerTest {
    */
   @Test
   void aCreateTheApplicationCannotMakeIsReportedInBegunAndNothingIsCreated() {
-    for (long bad : new long[] {-1L, 13L, 14L}) {
+    for (long bad : new long[] {-1L, 13L, 14L, 15L}) {
       PartitionServer s = server(P0);
       long id = 4;
       FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(id), bad), P0), P0, ORACLE, P0);
       assertTrue(s.deliver(c).isResumeLater(), "it still waits for the oracle's verdict");
       Msgs.Begun b = (Msgs.Begun) c.sent().get(0).item();
       assertTrue(b.refusal() != null, "value " + bad + ": the refusal goes with Begun");
-      assertTrue(b.refusal().contains(bad == -1L ? "cannot be encoded" : bad == 13L ? "unlucky" : "id #5"), b.refusal());
+      assertTrue(b.refusal().contains(bad == -1L ? "cannot be encoded" : bad == 13L ? "unlucky" : bad == 14L ? "id #5"
+          : "cannot be decoded"), b.refusal());
       c.receive(ORACLE, new Msgs.Verdict(Msgs.REFUSED, null, b.refusal()));
       CoreReply r = (CoreReply) s.resume(c).replyValue();
       assertEquals(Msgs.REFUSED, r.status());

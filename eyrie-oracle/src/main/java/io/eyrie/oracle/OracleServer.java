@@ -374,6 +374,15 @@ final class OracleServer implements Deliverer {
     Object p = ctx.payload();
     String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
+      if (p instanceof Msgs.PartitionChange) {
+        // The partitions it reached wait for the table (their moves out wait with them): send it.
+        io.eyrie.core.PartitionTable t = table();
+        for (GroupId g : partitionsOf(ctx)) {
+          if (ctx.partitions().contains(g)) {
+            ctx.send(g, t);
+          }
+        }
+      }
       return Execution.error(invalid);
     }
     if (p instanceof Msgs.PartitionChange c) {
