@@ -643,18 +643,35 @@ public final class Client implements AutoCloseable {
           byPair.computeIfAbsent(List.of(src, dst), k -> new ArrayList<>()).add(id);
         }
       });
-      List<CompletableFuture<CoreReply>> sent = new ArrayList<>();
+      List<CompletableFuture<Void>> sent = new ArrayList<>();
       int[] count = new int[1];
       byPair.forEach((pair, ids) -> {
-        moves.incrementAndGet();
-        movedObjects.addAndGet(ids.size());
         count[0] += ids.size();
-        Msgs.MoveReq m = new Msgs.MoveReq(ids.toArray(new ObjId[0]), pair.get(0), pair.get(1));
-        sent.add(call(new TreeSet<>(List.of(oracle, pair.get(0), pair.get(1))), pair.get(1), m));
+        sent.add(moveInPieces(ids, pair.get(0), pair.get(1)));
         ids.forEach(cache::remove);
       });
       return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenApply(v -> count[0]);
     });
+  }
+
+  /**
+   * Moves objects from one partition to another; if their values together are more than one
+   * channel item carries, moves each half alone (an object alone always fits: a partition keeps
+   * none larger), so that a drain or a plan never stalls on a batch of large objects. Any other
+   * failure ends the round: the next plan asks again.
+   */
+  private CompletableFuture<Void> moveInPieces(List<ObjId> ids, GroupId src, GroupId dst) {
+    moves.incrementAndGet();
+    movedObjects.addAndGet(ids.size());
+    Msgs.MoveReq m = new Msgs.MoveReq(ids.toArray(new ObjId[0]), src, dst);
+    return call(new TreeSet<>(List.of(oracle, src, dst)), dst, m).handle((r, e) -> {
+      Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (c != null && ids.size() > 1 && String.valueOf(c.getMessage()).contains("larger than a channel takes")) {
+        int h = ids.size() / 2;
+        return moveInPieces(ids.subList(0, h), src, dst).thenCompose(x -> moveInPieces(ids.subList(h, ids.size()), src, dst));
+      }
+      return CompletableFuture.<Void>completedFuture(null);
+    }).thenCompose(f -> f);
   }
 
   /**

@@ -145,4 +145,33 @@ class LargeItemTest {
       assertTrue(ssmr.audit().get(30, TimeUnit.SECONDS).clean());
     }
   }
+
+  /** A drain whose objects are too large to move together moves them in pieces, and completes. */
+  @Test
+  void aDrainOfLargeObjectsMovesThemInPiecesAndCompletes() throws Exception {
+    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
+            .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build()).app(SERVICE).start();
+        Client c = Client.newBuilder().cluster(cluster.cluster()).service(SERVICE).mode(Client.Mode.DSSMR)
+            .retryThreshold(3).build()) {
+      ObjId[] ids = {ObjId.valueOf(10), ObjId.valueOf(11), ObjId.valueOf(12)};
+      for (ObjId id : ids) {
+        assertTrue(c.sendCreate(Command.create(id, null)).get(30, TimeUnit.SECONDS).isOk());
+      }
+      // Gathered in one partition by a command on all three, then each grown to two thirds of an item.
+      c.sendAccess(Command.access(new Size(), ids)).get(60, TimeUnit.SECONDS);
+      for (ObjId id : ids) {
+        assertEquals((long) TWO_THIRDS, c.sendAccess(Command.access(new Grow(TWO_THIRDS), id)).get(60, TimeUnit.SECONDS)
+            .value());
+      }
+      io.eyrie.multicast.GroupId home = c.locationOf(ids[0]).get(30, TimeUnit.SECONDS);
+      for (ObjId id : ids) {
+        assertEquals(home, c.locationOf(id).get(30, TimeUnit.SECONDS), "gathered");
+      }
+      io.eyrie.core.PartitionTable t = c.drain(home, 64, java.time.Duration.ofSeconds(90)).get(120, TimeUnit.SECONDS);
+      assertTrue(t.drained(home), t.toString());
+      assertEquals(3L * TWO_THIRDS, c.sendAccess(Command.access(new Size(), ids)).get(60, TimeUnit.SECONDS).value(),
+          "every object arrived whole");
+      assertTrue(c.audit().get(30, TimeUnit.SECONDS).clean());
+    }
+  }
 }
