@@ -51,7 +51,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * unmeasured, in rounds of 4 s each until the JIT compiled for less than 10% of a round, for at
  * most S seconds (0 skips it): on 2 cores the JIT's one C2 thread competes with the load and
  * took 85-100 s to catch up, so without it the first phases measured the compiler as much as the
- * multicast (bench/RESULTS.md, "Issue 15, seventh session").
+ * multicast (bench/results/HISTORY.md, "Issue 15, seventh session").
  */
 public final class MulticastBenchmark {
 

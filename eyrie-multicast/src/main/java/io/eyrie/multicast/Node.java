@@ -609,7 +609,8 @@ public final class Node implements AutoCloseable {
   /**
    * How long a preferred node that was down must have kept up before it gets the leadership back.
    * Handed back seconds after its JVM started, it served its groups slowly: the failover runs of
-   * 2026-11-25 saw about 3 s without answers right after the hand-back (bench/RESULTS.md).
+   * 2026-11-25 saw about 3 s without answers right after the hand-back
+   * (bench/results/HISTORY.md).
    */
   static final long HAND_BACK_SETTLE_NANOS = 10_000_000_000L;
 

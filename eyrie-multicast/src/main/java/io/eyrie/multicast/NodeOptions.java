@@ -26,7 +26,7 @@ public final class NodeOptions {
    * System property giving the event-loop threads of every Ratis Netty server and client in the
    * JVM; read once, when the first node or Ratis client starts. Eyrie sets it to
    * {@link #EVENT_LOOP_THREADS_DEFAULT} unless it is set already (see docs/design.md and issue
-   * 15's measurements in bench/RESULTS.md).
+   * 15's measurements in bench/results/HISTORY.md).
    */
   public static final String EVENT_LOOP_THREADS_PROPERTY = "org.apache.ratis.thirdparty.io.netty.eventLoopThreads";
   /** Default event-loop threads per Ratis Netty server and client. */
@@ -37,7 +37,7 @@ public final class NodeOptions {
    * Default number of channel batches in flight per channel. One: what accumulates while a batch
    * is in flight goes out together in the next, so under load a batch carries many items (with
    * 4, a 2-group multicast cost about one channel batch per operation; with 1, half as many and
-   * 60% less CPU per operation, bench/RESULTS.md, issue 15).
+   * 60% less CPU per operation, bench/results/HISTORY.md, issue 15).
    */
   public static final int CHANNEL_WINDOW_DEFAULT = 1;
   /**
@@ -49,27 +49,30 @@ public final class NodeOptions {
   public static final int SUBMIT_IN_FLIGHT_DEFAULT = 1;
   /**
    * Whether a node bundles its starts to a group and its led groups' channel batches to that group
-   * into one request (one log entry) by default: no. Measured in bench/RESULTS.md ("Bundled log
-   * entries"): bundles cut the log entries of a loaded 4-group multicast by a third, but the
-   * Chirper demo ran at 0.7x with them, so they are for workloads of many multi-group messages.
+   * into one request (one log entry) by default: no. Measured in bench/results/HISTORY.md
+   * ("Bundled log entries"): bundles cut the log entries of a loaded 4-group multicast by a third,
+   * but the Chirper demo ran at 0.7x with them, so they are for workloads of many multi-group
+   * messages.
    */
   public static final boolean BUNDLE_DEFAULT = false;
   /** A system property that overrides {@link #BUNDLE_DEFAULT} (for comparing the two in benchmarks). */
   public static final String BUNDLE_PROPERTY = "eyrie.bundle";
   /**
    * Whether every write to a group goes through its leader's node by default, so that each group
-   * has one stream of log entries (see {@link #relay()}): no. Measured in bench/RESULTS.md
-   * ("Relays"): relays cut the log entries of a loaded 2-group multicast from 0.62 to 0.37 and of
-   * a 4-group one by half, and an isolated 2-group multicast's p50 from about 9 to 7-8 ms, but the
-   * CPU of the relay hop (a frame to the leader's node and back) costs what the entries save:
-   * 2-group throughput and CPU per operation did not improve, and the Chirper demo ran the same.
+   * has one stream of log entries (see {@link #relay()}): no. Measured in
+   * bench/results/HISTORY.md ("Relays"): relays cut the log entries of a loaded 2-group multicast
+   * from 0.62 to 0.37 and of a 4-group one by half, and an isolated 2-group multicast's p50 from
+   * about 9 to 7-8 ms, but the CPU of the relay hop (a frame to the leader's node and back) costs
+   * what the entries save: 2-group throughput and CPU per operation did not improve, and the
+   * Chirper demo ran the same.
    */
   public static final boolean RELAY_DEFAULT = false;
   /** A system property that overrides {@link #RELAY_DEFAULT} (for comparing the two in benchmarks). */
   public static final String RELAY_PROPERTY = "eyrie.relay";
   /**
    * Whether a node writes to a group whose leader is its own replica by handing the request to
-   * that replica directly, without Ratis's client RPC (see bench/RESULTS.md, "Local submission").
+   * that replica directly, without Ratis's client RPC (see bench/results/HISTORY.md, "Local
+   * submission").
    */
   public static final boolean LOCAL_SUBMIT_DEFAULT = true;
   /** A system property that overrides {@link #LOCAL_SUBMIT_DEFAULT} (for comparing the two in benchmarks). */
