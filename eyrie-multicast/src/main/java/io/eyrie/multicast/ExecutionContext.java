@@ -67,7 +67,18 @@ public interface ExecutionContext {
    * Returns the partition groups this group knows of at this point of its log, ascending: those
    * of the cluster file and those added since ({@link ClusterAdmin#addGroup}), in the same order
    * at every replica. A command that must reach every partition compares its destinations with
-   * this list.
+   * this list to validate it (every destination of a message knows the groups it names).
    */
   List<GroupId> partitions();
+
+  /**
+   * Returns the partition groups this group knows of and that are open at this point of its log,
+   * ascending: {@link #partitions()} without the groups whose addition has not finished
+   * ({@link ClusterAdmin#addGroup}), which clients cannot name yet and which hold no objects. A
+   * command that must reach every partition that may hold something (to tell that an object exists
+   * nowhere) compares its destinations with this list. The default returns {@link #partitions()}.
+   */
+  default List<GroupId> openPartitions() {
+    return partitions();
+  }
 }

@@ -46,6 +46,11 @@ final class ExecutionCtx implements ExecutionContext {
     return q.self;
   }
 
+  /** The message as delivered. */
+  Wire.Start start() {
+    return m.start;
+  }
+
   @Override
   public byte[] payloadBytes() {
     return m.start.payload();
@@ -54,6 +59,11 @@ final class ExecutionCtx implements ExecutionContext {
   @Override
   public List<GroupId> partitions() {
     return q.partitions.get();
+  }
+
+  @Override
+  public List<GroupId> openPartitions() {
+    return q.openPartitions.get();
   }
 
   @Override

@@ -71,10 +71,12 @@ final class ExecutionQueue {
   /** {@link #completions} when the deferred messages were last delivered again. */
   private long deferredTried = -1;
 
-  /** Executes Eyrie's own messages (group changes): null for the application's. */
-  java.util.function.Function<byte[], Execution> system = p -> null;
+  /** Executes Eyrie's own messages (group changes), given the message: null for the application's. */
+  java.util.function.Function<Wire.Start, Execution> system = s -> null;
   /** The partitions the group knows of (see {@link io.eyrie.multicast.ExecutionContext#partitions}). */
   java.util.function.Supplier<List<GroupId>> partitions = List::of;
+  /** The open partitions (see {@link io.eyrie.multicast.ExecutionContext#openPartitions}). */
+  java.util.function.Supplier<List<GroupId>> openPartitions = List::of;
 
   ExecutionQueue(GroupId self, Deliverer app, Codec codec, GroupState.Stats stats, Outboxes outboxes,
       ClientTable clients, BiConsumer<MsgId, Reply> release) {
@@ -355,7 +357,7 @@ final class ExecutionQueue {
    */
   private Execution invoke(ExecutionCtx ctx, boolean first) {
     try {
-      Execution ex = first ? system.apply(ctx.payloadBytes()) : null;
+      Execution ex = first ? system.apply(ctx.start()) : null;
       if (ex == null) {
         ex = first ? app.deliver(ctx) : app.resume(ctx);
       }

@@ -95,6 +95,14 @@ public final class Wire {
    */
   public record GroupQuery(GroupId group) {}
 
+  /**
+   * A linearizable query Eyrie answers itself, not the application: the groups the queried
+   * group knows but has not opened, whose addition stopped halfway (the answer is their names,
+   * ascending, as a {@code String[]}). {@link io.eyrie.multicast.ClusterAdmin#addGroup} asks it
+   * before adding a group.
+   */
+  public record HalfwayQuery() {}
+
   /** Client frame: a request to multicast. */
   public record ClientRequest(long requestId, Start start) {}
 
