@@ -69,6 +69,14 @@ class HalfwayGroupAddTest {
       }
       Waits.until(Duration.ofSeconds(30), () -> c.node(1).groups().contains(P2),
           () -> "node 1 learned p2 and hosts its replica");
+      // The client that started it knows p2 but must not take it for open: resuming it times out
+      // again rather than answering at once that it is done.
+      try {
+        ClusterAdmin.addGroup(admin, P2, List.of(1, 4), Duration.ofSeconds(5));
+        fail("p2's addition resumed with half its members still down");
+      } catch (TimeoutException expected) {
+        // still halfway
+      }
 
       // Every group keeps delivering, and the fallback tells a missing object from a halfway group.
       next = traffic(cl, ssmr, next);
@@ -76,10 +84,11 @@ class HalfwayGroupAddTest {
           .get(60, TimeUnit.SECONDS);
       assertEquals(Reply.Status.NOT_FOUND, missing.status(), "S-SMR access of a missing object: " + missing);
 
-      // Adding another group now is refused (or, if it were accepted, must not stall anything below).
+      // Adding another group now (an operator's new client) is refused (or, if it were accepted,
+      // must not stall anything below).
       boolean p3Added;
       try {
-        ClusterAdmin.addGroup(admin, P3, List.of(1, 2, 3), Duration.ofSeconds(30));
+        addGroup(c, P3, List.of(1, 2, 3), Duration.ofSeconds(30));
         p3Added = true;
         System.out.println("HalfwayGroupAddTest: p3 was added while p2 was halfway");
       } catch (IllegalStateException refused) {
@@ -89,11 +98,12 @@ class HalfwayGroupAddTest {
       }
       next = traffic(cl, ssmr, next);
 
-      // Heal, and finish p2's addition with the same members.
+      // Heal, and finish p2's addition with the same members (a new client, as after an
+      // operator's failed command).
       c.restart(4);
-      ClusterAdmin.addGroup(admin, P2, List.of(1, 4), Duration.ofSeconds(90));
+      addGroup(c, P2, List.of(1, 4), Duration.ofSeconds(90));
       if (!p3Added) {
-        ClusterAdmin.addGroup(admin, P3, List.of(1, 2, 3), Duration.ofSeconds(90));
+        addGroup(c, P3, List.of(1, 2, 3), Duration.ofSeconds(90));
       }
       cl.addPartition(P2).get(60, TimeUnit.SECONDS);
       assertEquals(List.of(P0, P1, P2, P3), cl.addPartition(P3).get(60, TimeUnit.SECONDS).active());
@@ -122,6 +132,14 @@ class HalfwayGroupAddTest {
         total += b;
       }
       assertEquals(next * INITIAL, total, "the total is conserved");
+    }
+  }
+
+  /** Adds a group through a client of its own, as an operator's command does. */
+  private static void addGroup(EmbeddedCluster c, GroupId g, List<Integer> members, Duration timeout)
+      throws Exception {
+    try (MulticastClient admin = c.newClient()) {
+      ClusterAdmin.addGroup(admin, g, members, timeout);
     }
   }
 
