@@ -59,9 +59,24 @@ public interface ExecutionContext {
    *
    * @param from the sending group
    * @return the items, possibly empty
-   * @throws IllegalArgumentException if an item cannot be decoded here
+   * @throws IllegalArgumentException if an item cannot be decoded here, or if {@code from}
+   *     abandoned the message ({@link #abandonedBy})
    */
   List<Object> received(GroupId from);
+
+  /**
+   * Returns the destinations, ascending, that ended this message without executing it and will
+   * send nothing more for it: they learned of another message under the same id (a reused client
+   * id), which no group that learns of it executes. A wait for such a group ends (it counts as
+   * having sent an item), and reading its items throws. An application that finds a group here
+   * must not complete the message as if every destination had run it: it should undo or refuse
+   * what it started and tell the other destinations, which may wait for it in turn (the DS-SMR
+   * oracle sends a REFUSED verdict). Empty while every destination executes it; the default
+   * returns an empty list.
+   */
+  default List<GroupId> abandonedBy() {
+    return List.of();
+  }
 
   /**
    * Returns the partition groups this group knows of at this point of its log, ascending: those

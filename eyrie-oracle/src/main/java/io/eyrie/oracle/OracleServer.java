@@ -397,11 +397,27 @@ final class OracleServer implements Deliverer {
     }
     ObjId id = cmd.target();
     ArrayDeque<Object> chain = chains.get(id);
-    if (chain == null || !ctx.id().equals(chain.peek())) {
+    // A partition that ended the command without executing it (a reused message id) sends no
+    // Begun: the command is refused at once, wherever it is in the chain (review N4).
+    boolean abandoned = !ctx.abandonedBy().isEmpty();
+    if (!abandoned && (chain == null || !ctx.id().equals(chain.peek()))) {
       return Execution.resumeLater(partitionsOf(ctx)); // an earlier command on the object goes first
     }
-    decide(ctx, p);
-    chain.poll();
+    if (abandoned) {
+      Verdict v = new Verdict(Msgs.REFUSED, null, "its message id was reused with other content; "
+          + ctx.abandonedBy() + " did not execute it");
+      for (GroupId g : partitionsOf(ctx)) {
+        if (!ctx.abandonedBy().contains(g)) {
+          ctx.send(g, v);
+        }
+      }
+    } else {
+      decide(ctx, p);
+    }
+    if (chain == null) {
+      return Execution.done();
+    }
+    chain.remove(ctx.id());
     while (chain.peek() instanceof QueuedMove m) {
       chain.poll();
       move(id, m.src(), m.dst());

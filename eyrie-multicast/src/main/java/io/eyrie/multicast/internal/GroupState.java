@@ -467,6 +467,38 @@ public final class GroupState {
     deliverReady();
   }
 
+  /**
+   * Another destination ended a message without executing it (review N4; see {@link
+   * Wire.Abandoned}). This group learns that another version exists: a version not started here
+   * is not executed either; a started one gets the sender's item without value, which ends a
+   * wait for the sender (the application sees it in abandonedBy).
+   */
+  private void applyAbandoned(GroupId from, Wire.Abandoned a) {
+    if (a.id() == null) {
+      return;
+    }
+    Msg m = order.get(a.id());
+    if (m != null) {
+      LOG.error("{}: {} ended {} without executing it (its id was reused); it will not be executed", self, from,
+          a.id());
+      m.conflict = true;
+      return;
+    }
+    Msg q = exec.queued(a.id());
+    if (q == null) {
+      return; // finished here already
+    }
+    if (!exec.isStarted(q)) {
+      LOG.error("{}: {} ended {} without executing it (its id was reused); it will not be executed", self, from,
+          a.id());
+      q.conflict = true;
+    } else if (Arrays.binarySearch(q.start.dests(), from) >= 0) {
+      LOG.error("{}: {} ended {} without executing it (its id was reused); it started here and is told so", self,
+          from, a.id());
+      exec.abandonedBy(from, a.id());
+    }
+  }
+
   /** Moves every deliverable message from the ordering to the execution queue, then runs it. */
   private void deliverReady() {
     for (Msg m = order.pollDeliverable(); m != null; m = order.pollDeliverable()) {
@@ -489,6 +521,8 @@ public final class GroupState {
       exec.receive(from, s.id(), null, false, order.isPending(s.id()));
     } else if (item instanceof Conflict c) {
       applyConflict(from, c);
+    } else if (item instanceof Wire.Abandoned a) {
+      applyAbandoned(from, a);
     } else {
       LOG.error("{}: dropping unknown channel item {} from {}", self, item == null ? null : item.getClass(), from);
     }

@@ -72,6 +72,16 @@ public final class Wire {
   public record Conflict(MsgId id, long ts) {}
 
   /**
+   * Channel item: the sender ended the message without executing it, because it learned of
+   * another message under the same id (a reused id, review N4), and sends nothing else for it. It
+   * goes to the other destinations of the sender's version, so that none waits for ever for items
+   * the sender will never send: one where the message has not started marks it conflicting too,
+   * one where it has started gets an item without value from the sender
+   * ({@link io.eyrie.multicast.ExecutionContext#abandonedBy}).
+   */
+  public record Abandoned(MsgId id) {}
+
+  /**
    * A group change, multicast by an operator to every group as an ordinary message and executed
    * by Eyrie, not the application: the group becomes known (with {@code open} false) or open to
    * clients (with {@code open} true) at each destination when it is delivered there.

@@ -43,5 +43,6 @@ public final class WireTypes {
     k.register(Wire.ChannelBatch[].class, 37);
     k.register(Wire.RelayRequest.class, 38);
     k.register(Wire.HalfwayQuery.class, 39);
+    k.register(Wire.Abandoned.class, 40);
   }
 }
