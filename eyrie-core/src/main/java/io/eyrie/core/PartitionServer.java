@@ -468,8 +468,9 @@ final class PartitionServer implements Deliverer {
       if (!combined.containsKey(id)) {
         // Only a command that reached every partition knows that the object exists nowhere; one
         // sent to the partitions a (possibly stale) cache named, or by a client that does not
-        // know a partition added since, must look again.
-        if (!ctx.dests().containsAll(ctx.partitions())) {
+        // know a partition added since, must look again. A partition whose addition has not
+        // finished (known, not open) holds nothing and clients cannot name it (review N3).
+        if (!ctx.dests().containsAll(ctx.openPartitions())) {
           retries++;
           return Execution.reply(CoreReply.retry(null));
         }

@@ -80,24 +80,44 @@ public final class ClusterAdmin {
    * application learns of the new partition separately (Eyrie's DS-SMR oracle through its own
    * command). Run one addition at a time.
    *
+   * <p>An addition that stopped halfway (a step timed out, for example because the new group's
+   * members could not elect a leader) leaves the group known but not open. Calling this again
+   * with the same group and members resumes it. Adding another group meanwhile is refused: its
+   * group changes would go to the open groups only, so the halfway group would never learn it,
+   * and completing the halfway addition later would then leave its opening undecided at every
+   * group, which stops every group's delivery (review N3).
+   *
    * @param client a client of the cluster
    * @param group the new group's name (not in use)
    * @param members the existing nodes that will hold its replicas
    * @param timeout how long to wait in all
    * @return the cluster as the client knows it afterwards
    * @throws IllegalArgumentException if the name is in use by another group or a member is unknown
+   * @throws IllegalStateException if another group's addition stopped halfway (finish it first)
    * @throws java.util.concurrent.TimeoutException if a step did not finish in time
    * @throws Exception if a step failed (the cluster refused the change)
    */
   public static ClusterConfig addGroup(MulticastClient client, GroupId group, java.util.List<Integer> members,
       java.time.Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    ClusterConfig view = client.refreshView().get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
+    // The open groups as a node knows them: this client may know a group whose addition it
+    // started and which stopped halfway, and that group must not count as open (review N3).
+    ClusterConfig view = client.openView().get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
     ClusterConfig.GroupInfo info = new ClusterConfig.GroupInfo(group, ClusterConfig.Kind.PARTITION,
         java.util.List.copyOf(new java.util.TreeSet<>(members)));
     view.withGroup(info); // validates: members exist, the name is free or the same group
+    client.cluster().withGroup(info); // and the same group as the one this client may have started to add
     if (view.groups().containsKey(group)) {
-      return view; // open already
+      // Open already (at the node asked): wait until every group has opened it.
+      awaitEveryGroup(client, view.groupIds(), group, 2, deadline);
+      return client.cluster();
+    }
+    java.util.TreeSet<GroupId> halfway = halfwayGroups(client, view.groupIds(), deadline);
+    halfway.remove(group);
+    if (!halfway.isEmpty()) {
+      throw new IllegalStateException("cannot add group " + group + " while the addition of " + halfway
+          + " stopped halfway (known to the cluster but not open): add " + halfway
+          + " again with the same members first (it needs a majority of its members up)");
     }
     int[] m = info.members().stream().mapToInt(Integer::intValue).toArray();
     java.util.TreeSet<GroupId> all = new java.util.TreeSet<>(view.groupIds());
@@ -110,6 +130,38 @@ public final class ClusterAdmin {
         .get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
     awaitEveryGroup(client, all, group, 2, deadline);
     return client.cluster();
+  }
+
+  /**
+   * The groups that some open group knows but has not opened (each group is asked with a
+   * linearizable query; an addition's group changes may be delivered at different times).
+   */
+  private static java.util.TreeSet<GroupId> halfwayGroups(MulticastClient client, java.util.Collection<GroupId> open,
+      long deadline) throws Exception {
+    java.util.TreeSet<GroupId> out = new java.util.TreeSet<>();
+    for (GroupId g : open) {
+      Object answer;
+      while (true) {
+        try {
+          answer = client.query(g, new io.eyrie.multicast.internal.Wire.HalfwayQuery())
+              .get(remaining(deadline), java.util.concurrent.TimeUnit.NANOSECONDS);
+          break;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (remaining(deadline) <= 0) {
+            throw new java.util.concurrent.TimeoutException("group " + g + " did not say which groups it knows in time: "
+                + e.getCause());
+          }
+          java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // poll pace (a leader being elected)
+        }
+      }
+      if (!(answer instanceof String[] names)) {
+        throw new IllegalStateException("group " + g + " answered " + answer + " when asked which groups it knows");
+      }
+      for (String n : names) {
+        out.add(GroupId.valueOf(n));
+      }
+    }
+    return out;
   }
 
   /** Polls every group until it answers at least {@code level} about {@code group} (1 known, 2 open). */

@@ -70,15 +70,41 @@ public interface ExecutionContext {
    *
    * @param from the sending group
    * @return the items, possibly empty
-   * @throws IllegalArgumentException if an item cannot be decoded here
+   * @throws IllegalArgumentException if an item cannot be decoded here, or if {@code from}
+   *     abandoned the message ({@link #abandonedBy})
    */
   List<Object> received(GroupId from);
+
+  /**
+   * Returns the destinations, ascending, that ended this message without executing it and will
+   * send nothing more for it: they learned of another message under the same id (a reused client
+   * id), which no group that learns of it executes. A wait for such a group ends (it counts as
+   * having sent an item), and reading its items throws. An application that finds a group here
+   * must not complete the message as if every destination had run it: it should undo or refuse
+   * what it started and tell the other destinations, which may wait for it in turn (the DS-SMR
+   * oracle sends a REFUSED verdict). Empty while every destination executes it; the default
+   * returns an empty list.
+   */
+  default List<GroupId> abandonedBy() {
+    return List.of();
+  }
 
   /**
    * Returns the partition groups this group knows of at this point of its log, ascending: those
    * of the cluster file and those added since ({@link ClusterAdmin#addGroup}), in the same order
    * at every replica. A command that must reach every partition compares its destinations with
-   * this list.
+   * this list to validate it (every destination of a message knows the groups it names).
    */
   List<GroupId> partitions();
+
+  /**
+   * Returns the partition groups this group knows of and that are open at this point of its log,
+   * ascending: {@link #partitions()} without the groups whose addition has not finished
+   * ({@link ClusterAdmin#addGroup}), which clients cannot name yet and which hold no objects. A
+   * command that must reach every partition that may hold something (to tell that an object exists
+   * nowhere) compares its destinations with this list. The default returns {@link #partitions()}.
+   */
+  default List<GroupId> openPartitions() {
+    return partitions();
+  }
 }

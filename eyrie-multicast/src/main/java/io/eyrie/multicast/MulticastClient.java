@@ -219,12 +219,21 @@ public final class MulticastClient implements AutoCloseable {
    * @return the view after learning
    */
   public CompletableFuture<ClusterConfig> refreshView() {
+    return openView().thenApply(told -> cluster);
+  }
+
+  /**
+   * Like {@link #refreshView()}, but returns the view as the node told it: the groups that are
+   * open, without those this client learned otherwise (an addition it started that stopped
+   * halfway, {@link ClusterAdmin#addGroup}).
+   */
+  CompletableFuture<ClusterConfig> openView() {
     return dispatcher.submit(new ClientCall(-1, null, null, null)).thenApply(o -> {
       ClusterConfig told = ClusterConfig.parse((String) o);
       for (ClusterConfig.GroupInfo g : told.groups().values()) {
         learn(g);
       }
-      return cluster;
+      return told;
     });
   }
 

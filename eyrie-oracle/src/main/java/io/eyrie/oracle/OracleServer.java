@@ -418,13 +418,16 @@ final class OracleServer implements Deliverer {
     Object p = ctx.payload();
     if (p instanceof MoveReq m) {
       java.util.TreeSet<ObjId> ids = new java.util.TreeSet<>(java.util.Arrays.asList(m.objs()));
+      // A destination that abandoned the move (a reused message id) did not take the objects:
+      // the map stays, wherever the move is in the chains (review N4).
+      boolean abandoned = !ctx.abandonedBy().isEmpty();
       for (ObjId id : ids) {
         ArrayDeque<Object> chain = chains.get(id);
-        if (chain == null || !ctx.id().equals(chain.peek())) {
+        if (!abandoned && (chain == null || !ctx.id().equals(chain.peek()))) {
           return Execution.resumeLater(List.of(m.dst())); // an earlier command on an object goes first
         }
       }
-      String refusal = refusal(ctx, List.of(m.dst()));
+      String refusal = abandoned ? "abandoned by " + ctx.abandonedBy() : refusal(ctx, List.of(m.dst()));
       if (refusal != null) {
         LOG.info("{}: move {} from {} to {} not installed; the map keeps them at the source: {}", self, ctx.id(),
             m.src(), m.dst(), refusal);
@@ -433,7 +436,7 @@ final class OracleServer implements Deliverer {
         if (refusal == null) {
           move(id, m.src(), m.dst());
         }
-        pop(id);
+        pop(id, ctx.id());
       }
       return Execution.done();
     }
@@ -444,18 +447,37 @@ final class OracleServer implements Deliverer {
     }
     ObjId id = cmd.target();
     ArrayDeque<Object> chain = chains.get(id);
-    if (chain == null || !ctx.id().equals(chain.peek())) {
+    // A partition that ended the command without executing it (a reused message id) sends no
+    // Begun: the command is refused at once, wherever it is in the chain (review N4).
+    boolean abandoned = !ctx.abandonedBy().isEmpty();
+    if (!abandoned && (chain == null || !ctx.id().equals(chain.peek()))) {
       return Execution.resumeLater(partitionsOf(ctx)); // an earlier command on the object goes first
     }
-    decide(ctx, p);
-    pop(id);
+    if (abandoned) {
+      Verdict v = new Verdict(Msgs.REFUSED, null, "its message id was reused with other content; "
+          + ctx.abandonedBy() + " did not execute it");
+      for (GroupId g : partitionsOf(ctx)) {
+        if (!ctx.abandonedBy().contains(g)) {
+          ctx.send(g, v);
+        }
+      }
+    } else {
+      decide(ctx, p);
+    }
+    pop(id, ctx.id());
     return Execution.done();
   }
 
-  /** Ends the head of an object's chain, and applies the queued moves of older snapshots behind it. */
-  private void pop(ObjId id) {
+  /**
+   * Takes a command out of an object's chain (its head, or anywhere for one a destination
+   * abandoned), and applies the queued moves of older snapshots that reach the head.
+   */
+  private void pop(ObjId id, MsgId msg) {
     ArrayDeque<Object> chain = chains.get(id);
-    chain.poll();
+    if (chain == null) {
+      return;
+    }
+    chain.remove(msg);
     while (chain.peek() instanceof QueuedMove m) {
       chain.poll();
       move(id, m.src(), m.dst());

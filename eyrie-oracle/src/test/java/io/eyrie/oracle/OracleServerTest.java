@@ -194,6 +194,23 @@ class OracleServerTest {
   }
 
   @Test
+  void aMoveItsDestinationAbandonedLeavesTheMapAndFreesTheChain() {
+    Recording o = oracle();
+    create(o, 1, P0);
+    FakeExecutionContext m = ctx(new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
+    o.deliver(m);
+    m.abandon(P1);
+    assertFalse(o.resume(m).isResumeLater());
+    assertEquals(P0, o.locationOf(id(1)), "the destination did not take the object");
+    assertEquals(Msgs.OK, create(o, 2, P0).status());
+    FakeExecutionContext d = ctx(new Msgs.DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    o.deliver(d);
+    d.receive(P0, new Msgs.Begun(P0));
+    o.resume(d);
+    assertEquals(Msgs.OK, ((Verdict) d.sent().get(0).item()).status(), "the object's chain goes on");
+  }
+
+  @Test
   void aCommandOnAnObjectInTransitWaitsForTheMoveAndSeesWhereItEnded() {
     Recording o = oracle();
     create(o, 1, P0);
@@ -451,6 +468,36 @@ class OracleServerTest {
     assertEquals(Msgs.OK, decided(o, second, P0).status(), "the object's chain went on");
     assertEquals(P0, o.locationOf(id(1)));
     assertEquals(Long.valueOf(1), o.load().get(P0));
+  }
+
+  /**
+   * Review N4: a partition that ended a create without executing it (its message id was reused
+   * with other content) sends no Begun and tells the oracle so: the create is refused (the
+   * other partitions get a REFUSED verdict, the map is unchanged) instead of holding the object's
+   * chain for ever, and the next create of the object is decided.
+   */
+  @Test
+  void aCreateAPartitionAbandonedIsRefusedAndTheObjectsChainGoesOn() {
+    Recording o = oracle();
+    FakeExecutionContext first = ctx(new Msgs.CreateReq(Command.create(id(7), 0L), P0), P0, ORACLE, P0);
+    FakeExecutionContext second = ctx(new Msgs.CreateReq(Command.create(id(7), 0L), P1), P1, ORACLE, P1);
+    o.deliver(first);
+    o.deliver(second); // queued behind the first on the same object
+    Execution e = o.resume(first.abandon(P0));
+    assertTrue(!e.isAwait() && !e.isResumeLater(), "ended, not " + e);
+    assertEquals(List.of(), first.sent(), "nothing for the partition that abandoned it");
+    assertNull(o.locationOf(id(7)), "nothing placed");
+    assertEquals(Msgs.OK, decided(o, second, P1).status(), "the object's chain went on");
+    assertEquals(P1, o.locationOf(id(7)));
+    // An S-SMR create that one of its partitions abandoned: the other one is refused.
+    FakeExecutionContext ssmr = ctx(new Msgs.SsmrReq(Command.create(id(8), 0L)), P0, ORACLE, P0, P1);
+    o.deliver(ssmr);
+    ssmr.receive(P1, new Msgs.Begun(P1));
+    o.resume(ssmr.abandon(P0));
+    assertEquals(1, ssmr.sent().size(), "a verdict to p1 only: " + ssmr.sent());
+    assertEquals(P1, ssmr.sent().get(0).to());
+    assertEquals(Msgs.REFUSED, ((Verdict) ssmr.sent().get(0).item()).status());
+    assertNull(o.locationOf(id(8)));
   }
 
   @Test

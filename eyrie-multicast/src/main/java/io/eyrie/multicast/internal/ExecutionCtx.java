@@ -46,6 +46,11 @@ final class ExecutionCtx implements ExecutionContext {
     return q.self;
   }
 
+  /** The message as delivered. */
+  Wire.Start start() {
+    return m.start;
+  }
+
   @Override
   public byte[] payloadBytes() {
     return m.start.payload();
@@ -54,6 +59,11 @@ final class ExecutionCtx implements ExecutionContext {
   @Override
   public List<GroupId> partitions() {
     return q.partitions.get();
+  }
+
+  @Override
+  public List<GroupId> openPartitions() {
+    return q.openPartitions.get();
   }
 
   @Override
@@ -89,6 +99,21 @@ final class ExecutionCtx implements ExecutionContext {
   }
 
   @Override
+  public List<GroupId> abandonedBy() {
+    Inbox in = q.inboxes.get(m.start.id());
+    if (in == null) {
+      return List.of();
+    }
+    List<GroupId> out = new ArrayList<>();
+    in.data.forEach((g, items) -> {
+      if (items.contains(null)) {
+        out.add(g);
+      }
+    });
+    return Collections.unmodifiableList(out);
+  }
+
+  @Override
   public List<Object> received(GroupId from) {
     Inbox in = q.inboxes.get(m.start.id());
     List<byte[]> items = in == null ? null : in.data.get(from);
@@ -99,7 +124,8 @@ final class ExecutionCtx implements ExecutionContext {
     List<Object> out = new ArrayList<>(items.size());
     for (byte[] b : items) {
       if (b == null) {
-        throw new IllegalArgumentException("an item from " + from + " has no value");
+        throw new IllegalArgumentException("group " + from + " ended message " + m.start.id()
+            + " without executing it (its id was reused with other content) and sends nothing for it");
       }
       out.add(q.codec.decode(b));
     }

@@ -71,10 +71,12 @@ final class ExecutionQueue {
   /** {@link #completions} when the deferred messages were last delivered again. */
   private long deferredTried = -1;
 
-  /** Executes Eyrie's own messages (group changes): null for the application's. */
-  java.util.function.Function<byte[], Execution> system = p -> null;
+  /** Executes Eyrie's own messages (group changes), given the message: null for the application's. */
+  java.util.function.Function<Wire.Start, Execution> system = s -> null;
   /** The partitions the group knows of (see {@link io.eyrie.multicast.ExecutionContext#partitions}). */
   java.util.function.Supplier<List<GroupId>> partitions = List::of;
+  /** The open partitions (see {@link io.eyrie.multicast.ExecutionContext#openPartitions}). */
+  java.util.function.Supplier<List<GroupId>> openPartitions = List::of;
 
   ExecutionQueue(GroupId self, Deliverer app, Codec codec, GroupState.Stats stats, Outboxes outboxes,
       ClientTable clients, BiConsumer<MsgId, Reply> release) {
@@ -117,11 +119,15 @@ final class ExecutionQueue {
     return awaitingStarts.containsKey(id);
   }
 
-  /** True if the application has already seen {@code m} (the head, or a deferred message). */
+  /**
+   * True if the application has already seen {@code m} (the head, a deferred message, or one
+   * waiting with resumeLater).
+   */
   boolean isStarted(Msg m) {
     // A deferred message counts as started: the application has seen it and may keep its
-    // objects apart for it (Execution.blocked), so it must be delivered again, not dropped.
-    return m == queue.peek() ? headStarted : deferred.contains(m);
+    // objects apart for it (Execution.blocked), so it must be delivered again, not dropped. One
+    // waiting with resumeLater has started too, and may have sent items (review N4).
+    return m == queue.peek() ? headStarted : deferred.contains(m) || later.get(m.start.id()) != null;
   }
 
   /** The messages delivered here whose execution has not finished (queued, deferred or resuming later). */
@@ -218,6 +224,13 @@ final class ExecutionQueue {
   private Execution firstDelivery(Msg m, ExecutionCtx ctx) {
     sentToReplyGroup = false;
     if (m.conflict) {
+      // The other destinations of this version may wait for items from this group: tell them
+      // that none will come (review N4).
+      for (GroupId d : m.start.dests()) {
+        if (!d.equals(self)) {
+          outboxes.send(d, new Wire.Abandoned(m.start.id()));
+        }
+      }
       return Execution.error("message id " + m.start.id() + " was reused with other content; it was not executed");
     }
     long sent = sends;
@@ -355,7 +368,7 @@ final class ExecutionQueue {
    */
   private Execution invoke(ExecutionCtx ctx, boolean first) {
     try {
-      Execution ex = first ? system.apply(ctx.payloadBytes()) : null;
+      Execution ex = first ? system.apply(ctx.start()) : null;
       if (ex == null) {
         ex = first ? app.deliver(ctx) : app.resume(ctx);
       }
@@ -465,6 +478,27 @@ final class ExecutionQueue {
     if (isData) {
       in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(value);
     }
+    if (later.containsKey(id)) {
+      resumeIfReady(id);
+      startDeferred();
+      return;
+    }
+    Msg head = queue.peek();
+    if (head != null && head.start.id().equals(id) && parkedOn != null) {
+      run();
+    }
+  }
+
+  /**
+   * Takes another destination's word that it ended a message without executing it ({@link
+   * Wire.Abandoned}), for a message that has started here: an item without value from that group
+   * joins the message's items, so a wait for that group ends, and the application, when it runs
+   * again, sees the group in {@link io.eyrie.multicast.ExecutionContext#abandonedBy} (reading its
+   * items throws).
+   */
+  void abandonedBy(GroupId from, MsgId id) {
+    Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
+    in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(null);
     if (later.containsKey(id)) {
       resumeIfReady(id);
       startDeferred();

@@ -131,6 +131,7 @@ public final class GroupState {
     this.exec = new ExecutionQueue(self, app, codec, stats, outboxes, clients, (id, r) -> listener.reply(id, r));
     exec.system = this::groupChange;
     exec.partitions = members::partitions;
+    exec.openPartitions = members::openPartitions;
   }
 
   /** The first byte of an encoded {@link Wire.GroupChange} (its class's registration). */
@@ -140,8 +141,16 @@ public final class GroupState {
    * Executes a delivered group change instead of handing it to the application, or returns null
    * if the message is the application's. Eyrie's own types are registered below the
    * application's ids, so the first byte of the payload tells.
+   *
+   * <p>The change's destinations other than the group it adds are open groups ({@link
+   * io.eyrie.multicast.ClusterAdmin#addGroup} sends it to the groups open in its view, and to the
+   * new group once every group knows it), so they are marked open here too: a group added to the
+   * running cluster starts knowing the groups added before it as known only, and the change that
+   * opens it tells it, at one point of its log, which of them are open (review N3: otherwise it
+   * would count an open group as halfway for ever).
    */
-  private Execution groupChange(byte[] payload) {
+  private Execution groupChange(Start s) {
+    byte[] payload = s.payload();
     if (payload == null || payload.length == 0 || payload[0] != changeTag) {
       return null;
     }
@@ -161,6 +170,11 @@ public final class GroupState {
     }
     if (!wasKnown && !c.group().equals(self)) {
       outboxes.addPeer(c.group());
+    }
+    for (GroupId d : s.dests()) {
+      if (!d.equals(c.group())) {
+        members.markOpen(d);
+      }
     }
     LOG.info("{}: group change delivered: {} {} on nodes {}{}", self, c.kind(), c.group(),
         Arrays.toString(c.members()), c.open() ? ", open" : "");
@@ -453,6 +467,38 @@ public final class GroupState {
     deliverReady();
   }
 
+  /**
+   * Another destination ended a message without executing it (review N4; see {@link
+   * Wire.Abandoned}). This group learns that another version exists: a version not started here
+   * is not executed either; a started one gets the sender's item without value, which ends a
+   * wait for the sender (the application sees it in abandonedBy).
+   */
+  private void applyAbandoned(GroupId from, Wire.Abandoned a) {
+    if (a.id() == null) {
+      return;
+    }
+    Msg m = order.get(a.id());
+    if (m != null) {
+      LOG.error("{}: {} ended {} without executing it (its id was reused); it will not be executed", self, from,
+          a.id());
+      m.conflict = true;
+      return;
+    }
+    Msg q = exec.queued(a.id());
+    if (q == null) {
+      return; // finished here already
+    }
+    if (!exec.isStarted(q)) {
+      LOG.error("{}: {} ended {} without executing it (its id was reused); it will not be executed", self, from,
+          a.id());
+      q.conflict = true;
+    } else if (Arrays.binarySearch(q.start.dests(), from) >= 0) {
+      LOG.error("{}: {} ended {} without executing it (its id was reused); it started here and is told so", self,
+          from, a.id());
+      exec.abandonedBy(from, a.id());
+    }
+  }
+
   /** Moves every deliverable message from the ordering to the execution queue, then runs it. */
   private void deliverReady() {
     for (Msg m = order.pollDeliverable(); m != null; m = order.pollDeliverable()) {
@@ -475,6 +521,8 @@ public final class GroupState {
       exec.receive(from, s.id(), null, false, order.isPending(s.id()));
     } else if (item instanceof Conflict c) {
       applyConflict(from, c);
+    } else if (item instanceof Wire.Abandoned a) {
+      applyAbandoned(from, a);
     } else {
       LOG.error("{}: dropping unknown channel item {} from {}", self, item == null ? null : item.getClass(), from);
     }

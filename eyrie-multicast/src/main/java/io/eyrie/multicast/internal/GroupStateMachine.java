@@ -313,6 +313,9 @@ public final class GroupStateMachine extends BaseStateMachine {
           // Eyrie's own question; a group this one opened is known too.
           a = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
               : state.knownGroups().containsKey(gq.group()) ? 1 : 0;
+        } else if (q instanceof Wire.HalfwayQuery) {
+          a = state.knownGroups().keySet().stream().filter(g -> !state.openGroups().contains(g))
+              .map(GroupId::name).toArray(String[]::new);
         } else {
           a = state.app().query(q);
         }

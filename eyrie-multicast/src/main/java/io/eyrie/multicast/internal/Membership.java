@@ -31,7 +31,8 @@ final class Membership {
   /**
    * Starts with known groups of which some are open: a cluster file's groups are all open; a
    * group created in a running cluster starts knowing the groups added before it as known only,
-   * and delivers the messages that open them (it is a destination of every later group change).
+   * and learns which are open from the group change that opens it (its destinations are the open
+   * groups, {@link #markOpen}); it is a destination of every later group change.
    */
   Membership(Collection<GroupInfo> initial, Set<GroupId> initiallyOpen) {
     for (GroupInfo g : initial) {
@@ -70,6 +71,24 @@ final class Membership {
     List<GroupId> out = new ArrayList<>();
     for (GroupInfo g : known.values()) {
       if (g.kind() == Kind.PARTITION) {
+        out.add(g.id());
+      }
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** Marks a known group open (a destination of a delivered group change); an unknown one is ignored. */
+  void markOpen(GroupId g) {
+    if (known.containsKey(g)) {
+      open.add(g);
+    }
+  }
+
+  /** The known partitions that are open, ascending. */
+  List<GroupId> openPartitions() {
+    List<GroupId> out = new ArrayList<>();
+    for (GroupInfo g : known.values()) {
+      if (g.kind() == Kind.PARTITION && open.contains(g.id())) {
         out.add(g.id());
       }
     }

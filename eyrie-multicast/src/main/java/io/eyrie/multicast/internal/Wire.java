@@ -72,6 +72,16 @@ public final class Wire {
   public record Conflict(MsgId id, long ts) {}
 
   /**
+   * Channel item: the sender ended the message without executing it, because it learned of
+   * another message under the same id (a reused id, review N4), and sends nothing else for it. It
+   * goes to the other destinations of the sender's version, so that none waits for ever for items
+   * the sender will never send: one where the message has not started marks it conflicting too,
+   * one where it has started gets an item without value from the sender
+   * ({@link io.eyrie.multicast.ExecutionContext#abandonedBy}).
+   */
+  public record Abandoned(MsgId id) {}
+
+  /**
    * A group change, multicast by an operator to every group as an ordinary message and executed
    * by Eyrie, not the application: the group becomes known (with {@code open} false) or open to
    * clients (with {@code open} true) at each destination when it is delivered there.
@@ -94,6 +104,14 @@ public final class Wire {
    * of a group (the answer is 0 unknown, 1 known, 2 open).
    */
   public record GroupQuery(GroupId group) {}
+
+  /**
+   * A linearizable query Eyrie answers itself, not the application: the groups the queried
+   * group knows but has not opened, whose addition stopped halfway (the answer is their names,
+   * ascending, as a {@code String[]}). {@link io.eyrie.multicast.ClusterAdmin#addGroup} asks it
+   * before adding a group.
+   */
+  public record HalfwayQuery() {}
 
   /** Client frame: a request to multicast. */
   public record ClientRequest(long requestId, Start start) {}

@@ -42,5 +42,7 @@ public final class WireTypes {
     k.register(Wire.Bundle.class, 36);
     k.register(Wire.ChannelBatch[].class, 37);
     k.register(Wire.RelayRequest.class, 38);
+    k.register(Wire.HalfwayQuery.class, 39);
+    k.register(Wire.Abandoned.class, 40);
   }
 }

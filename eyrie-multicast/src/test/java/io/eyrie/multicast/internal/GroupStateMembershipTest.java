@@ -88,6 +88,40 @@ class GroupStateMembershipTest {
     assertArrayEquals(t.snapshot(a), t.snapshot(restored), "equal states give equal bytes");
   }
 
+  /**
+   * A group created in the running cluster starts knowing the groups added before it as known
+   * only; the change that opens it names the open groups as its destinations, and it marks them
+   * open at that point of its log (review N3: else an open group would count as halfway there).
+   */
+  @Test
+  void aNewGroupLearnsWhichGroupsAreOpenFromTheChangeThatOpensIt() {
+    GroupId earlier = GroupId.valueOf("p8");
+    List<ClusterConfig.GroupInfo> known = List.of(
+        new ClusterConfig.GroupInfo(A, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)),
+        new ClusterConfig.GroupInfo(B, ClusterConfig.Kind.ORACLE, List.of(1, 2, 3)),
+        new ClusterConfig.GroupInfo(earlier, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)),
+        new ClusterConfig.GroupInfo(NEW, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)));
+    GroupState n = new GroupState(NEW, known, Set.of(A, B), new RulesSupport.ParkingApp(), t.codec,
+        SimGroups.NO_EXPIRY);
+    t.listen(n);
+    assertEquals(List.of(A, earlier, NEW), n.members.partitions());
+    assertEquals(List.of(A), n.members.openPartitions());
+    // The opening change goes to the open groups and the new one; only the new group's proposal
+    // is needed here once the others' arrive, so deliver it with every other destination's.
+    Start open = new Start(MsgId.valueOf(RulesSupport.CLIENT, 1, 0), new GroupId[] {A, NEW}, A,
+        t.codec.encode(new Wire.GroupChange(NEW, "partition", new int[] {1, 2, 3}, true)), 0);
+    Start withEarlier = new Start(MsgId.valueOf(RulesSupport.CLIENT, 2, 0), new GroupId[] {A, earlier, NEW}, A,
+        t.codec.encode(new Wire.GroupChange(NEW, "partition", new int[] {1, 2, 3}, true)), 0);
+    t.submit(n, open);
+    RulesSupport.ship(n, A, 0, new Wire.Propose(open, 1));
+    assertEquals(Set.of(A, B, NEW), n.openGroups(), "the destinations and the group itself are open");
+    t.submit(n, withEarlier);
+    RulesSupport.ship(n, A, 1, new Wire.Propose(withEarlier, 5));
+    RulesSupport.ship(n, earlier, 0, new Wire.Propose(withEarlier, 5));
+    assertEquals(Set.of(A, B, earlier, NEW), n.openGroups());
+    assertEquals(List.of(A, earlier, NEW), n.members.openPartitions());
+  }
+
   @Test
   void aChangeThatWouldAlterAKnownGroupIsRefused() {
     GroupState a = group(A, new RulesSupport.ParkingApp());

@@ -3,6 +3,7 @@ package io.eyrie.multicast.internal;
 import static io.eyrie.multicast.internal.RulesSupport.G0;
 import static io.eyrie.multicast.internal.RulesSupport.G1;
 import static io.eyrie.multicast.internal.RulesSupport.G2;
+import static io.eyrie.multicast.internal.RulesSupport.G3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Applications and inputs that misbehave (review F5, F6, F7, F9): every such message gets an
+ * Applications and inputs that misbehave (review F5, F6, F7, F9, N4): every such message gets an
  * error reply, deterministically, and the group keeps serving.
  */
 @Timeout(60)
@@ -299,5 +300,157 @@ class GroupStateRobustnessTest {
     assertEquals(List.of(next.id()), app0.executed);
     assertEquals(List.of(next.id()), app2.executed);
     assertEquals(GroupState.OK, only(next.id()).reply().status());
+  }
+
+  /**
+   * At g0, waits with resumeLater for an item from g1 and replies with it; elsewhere sends an item
+   * to g0 when g0 is a destination, and replies. Records what each resume was told about
+   * destinations that abandoned the message.
+   */
+  static final class WaitingForG1 implements Deliverer {
+    final List<MsgId> delivered = new ArrayList<>();
+    final List<List<GroupId>> resumedAbandonedBy = new ArrayList<>();
+
+    @Override
+    public Execution deliver(ExecutionContext ctx) {
+      delivered.add(ctx.id());
+      if (ctx.group().equals(G0)) {
+        return Execution.resumeLater(List.of(G1));
+      }
+      if (ctx.dests().contains(G0)) {
+        ctx.send(G0, 42L);
+      }
+      return Execution.reply(1L);
+    }
+
+    @Override
+    public Execution resume(ExecutionContext ctx) {
+      resumedAbandonedBy.add(ctx.abandonedBy());
+      if (!ctx.abandonedBy().isEmpty()) {
+        return Execution.error("abandoned by " + ctx.abandonedBy());
+      }
+      return Execution.reply((Long) ctx.received(G1).get(0));
+    }
+
+    @Override
+    public byte[] snapshot() {
+      return new byte[0];
+    }
+
+    @Override
+    public void restore(byte[] state) {}
+  }
+
+  /** Ships every outbox item from one group to another, once. */
+  private static void shipAll(GroupState from, GroupState to) {
+    long[] pos = from.channelPositions(to.self());
+    List<Object> items = from.outboxRange(to.self(), pos[0], Integer.MAX_VALUE);
+    if (!items.isEmpty()) {
+      to.apply(new ChannelBatch(from.self(), pos[0], items.toArray(), pos[2]));
+    }
+  }
+
+  /**
+   * Review N4 (a): a message that waits with resumeLater has started (it may have sent items), so
+   * a proposal for another version arriving then must not mark it conflicting: a conflicting
+   * message's reply waits for no started-signal, and the reply group would answer before every
+   * destination had started (the reply rule). Here g0 is the reply group and waits for g1's item;
+   * g3 has not started when g0 finishes, so the reply waits for g3's started-signal.
+   */
+  @Test
+  void aMessageWaitingWithResumeLaterCountsAsStartedWhenAnotherVersionShowsUp() {
+    WaitingForG1 app = new WaitingForG1();
+    GroupState g0 = t.group(G0, app);
+    Start a = version(1, G0, G0, G1, G3);
+    Start b = version(2, G0, G0, G2);
+    t.submit(g0, a);
+    RulesSupport.ship(g0, G1, 0, new Wire.Propose(a, 5));
+    RulesSupport.ship(g0, G3, 0, new Wire.Propose(a, 5));
+    assertEquals(List.of(a.id()), app.delivered, "g0 started a and waits for g1");
+    // Another version, from a group outside a's destinations, while a waits.
+    RulesSupport.ship(g0, G2, 0, new Wire.Propose(b, 7));
+    RulesSupport.ship(g0, G1, 1, new Wire.Data(a.id(), t.codec.encode(42L)));
+    assertEquals(List.of(List.of()), app.resumedAbandonedBy, "a ran to its end at g0");
+    assertEquals(0, g0.queuedCount());
+    assertTrue(t.repliesFor(a.id()).isEmpty(), () -> "the reply must wait for g3's started-signal: "
+        + t.repliesFor(a.id()));
+    RulesSupport.ship(g0, G3, 1, new Wire.Started(a.id()));
+    assertEquals(GroupState.OK, only(a.id()).reply().status());
+  }
+
+  /**
+   * Review N4 (b): g1 holds a (to g0 and g1) and learns of b (same id, to g1 and g2) before it
+   * starts a, so it ends a with an error without running it. g0 never hears of b: it starts a and
+   * waits with resumeLater for g1's item, which never comes. g1 now tells g0 that it abandoned a:
+   * g0's wait ends and its application sees g1 in abandonedBy; no group keeps the message.
+   */
+  @Test
+  void aDestinationThatEndsAConflictingMessageReleasesTheOthersWaitingForIt() {
+    WaitingForG1 app0 = new WaitingForG1();
+    WaitingForG1 app1 = new WaitingForG1();
+    WaitingForG1 app2 = new WaitingForG1();
+    GroupState g0 = t.group(G0, app0);
+    GroupState g1 = t.group(G1, app1);
+    GroupState g2 = t.group(G2, app2);
+    Start a = version(1, G1, G0, G1);
+    Start b = version(2, G1, G1, G2);
+    t.submit(g0, a);
+    t.submit(g1, a);
+    t.submit(g2, b);
+    shipAll(g2, g1); // b's proposal reaches g1 before g1 can deliver a
+    exchange(g0, g1, g2);
+    assertEquals(List.of(a.id()), app0.delivered, "g0 never heard of b and started a");
+    assertEquals(List.of(), app1.delivered, "g1 ran neither version");
+    assertEquals(List.of(), app2.delivered, "g2 ran neither version");
+    assertEquals(List.of(List.of(G1)), app0.resumedAbandonedBy, "g0 was told that g1 abandoned a");
+    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount(), () -> g0.describe() + g1.describe()
+        + g2.describe());
+    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount(), () -> g0.describe() + g1.describe()
+        + g2.describe());
+    assertEquals(GroupState.ERROR, only(a.id()).reply().status());
+    // A snapshot taken while g0 waited would carry the abandonment too: the item without value
+    // round-trips (SnapshotIo writes null bytes). Every group still orders and executes.
+    Start next = t.start(RulesSupport.CLIENT, 1, 1, REPLY, G1, G0, G1);
+    t.submit(g0, next);
+    t.submit(g1, next);
+    exchange(g0, g1, g2);
+    assertEquals(List.of(a.id(), next.id()), app0.delivered);
+    assertEquals(GroupState.OK, only(next.id()).reply().status(), () -> g0.describe() + g1.describe());
+  }
+
+  /**
+   * Review N4 (b), with the message not yet delivered at another destination: g0 holds a pending
+   * (it still waits for g3's proposal) when g1's word that it abandoned a arrives, so g0 learns
+   * that another version exists and does not execute a either.
+   */
+  @Test
+  void aPendingMessageAbandonedByAnotherDestinationIsNotExecuted() {
+    WaitingForG1 app0 = new WaitingForG1();
+    WaitingForG1 app3 = new WaitingForG1();
+    GroupState g0 = t.group(G0, app0);
+    GroupState g1 = t.group(G1, new WaitingForG1());
+    GroupState g2 = t.group(G2, new WaitingForG1());
+    GroupState g3 = t.group(G3, app3);
+    Start a = version(1, G1, G0, G1, G3);
+    Start b = version(2, G1, G1, G2);
+    t.submit(g0, a);
+    t.submit(g1, a);
+    t.submit(g3, a);
+    t.submit(g2, b);
+    shipAll(g2, g1); // g1 learns of b and marks a
+    shipAll(g0, g1);
+    shipAll(g3, g1); // g1 delivers a and ends it without running it
+    assertEquals(0, g1.pendingCount() + g1.queuedCount(), g1::describe);
+    shipAll(g1, g0); // g1's proposal, then its word that it abandoned a
+    assertEquals(1, g0.pendingCount(), "g0 still waits for g3's proposal");
+    exchange(g0, g1, g2, g3);
+    assertEquals(List.of(), app0.delivered, "g0 learned of another version: it does not execute a");
+    // g3 took g1's proposal and its word in one batch: the proposal completed a, which ran at once,
+    // before g3 read the word (F7: a group that has not learned of another version runs its own).
+    assertEquals(List.of(a.id()), app3.delivered);
+    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount() + g3.pendingCount(),
+        () -> g0.describe() + g3.describe());
+    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount() + g3.queuedCount(),
+        () -> g0.describe() + g3.describe());
   }
 }

@@ -135,8 +135,28 @@ public final class FakeExecutionContext implements ExecutionContext {
     sentBytes.add(b);
   }
 
+  private final java.util.TreeSet<GroupId> abandoned = new java.util.TreeSet<>();
+
+  /**
+   * Records that a destination ended this message without executing it (a reused id), as the
+   * real context does when that group's word arrives: it shows in {@link #abandonedBy}, and
+   * reading its items throws.
+   */
+  public FakeExecutionContext abandon(GroupId by) {
+    abandoned.add(by);
+    return this;
+  }
+
+  @Override
+  public List<GroupId> abandonedBy() {
+    return List.copyOf(abandoned);
+  }
+
   @Override
   public List<Object> received(GroupId from) {
+    if (abandoned.contains(from)) {
+      throw new IllegalArgumentException("group " + from + " ended message " + id + " without executing it");
+    }
     List<Object> out = new ArrayList<>();
     for (byte[] b : inbox.getOrDefault(from, List.of())) {
       out.add(codec.decode(b));
