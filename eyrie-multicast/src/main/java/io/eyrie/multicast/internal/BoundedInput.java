@@ -11,6 +11,8 @@ import com.esotericsoftware.kryo.io.Input;
  * {@link DeclaredSizes} for the serializers that allocate themselves.
  */
 public final class BoundedInput extends Input {
+  private final int length;
+
   /**
    * @param bytes the buffer
    * @param off the slice's start
@@ -18,6 +20,12 @@ public final class BoundedInput extends Input {
    */
   public BoundedInput(byte[] bytes, int off, int len) {
     super(bytes, off, len);
+    this.length = len;
+  }
+
+  /** Returns the length of the slice this input reads. */
+  public int length() {
+    return length;
   }
 
   @Override

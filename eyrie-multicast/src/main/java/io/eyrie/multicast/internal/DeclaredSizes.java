@@ -32,8 +32,9 @@ import java.util.TreeSet;
  *
  * <p>The check needs to know how many bytes remain, which an {@link Input} over an array does; an
  * input reading from a stream (a snapshot, which this node wrote or its group's leader sent) is
- * not checked. Collections whose elements are all null are encoded in no bytes per element; they
- * may hold {@value #NULLS_PER_DECODE} such elements in all per decoded value. Serializers the
+ * not checked. Collections whose elements are all null are encoded in no bytes per element; a
+ * decoded value may hold {@value #NULLS_PER_DECODE} such elements in all, or eight per byte of
+ * its input if that is more. Serializers the
  * application registers itself are not wrapped: they must bound their own sizes.
  */
 public final class DeclaredSizes {
@@ -160,10 +161,10 @@ public final class DeclaredSizes {
    * Kryo's collection serializer, checking the declared size before creating the collection.
    *
    * <p>Kryo writes a collection whose elements are all null as its size and one null class byte,
-   * so such a collection may declare more elements than bytes follow. Those are allowed only up to
-   * {@link #NULLS_PER_DECODE} elements in all per decoded value (the count is kept in Kryo's graph
-   * context, which is cleared after each value): otherwise a few bytes per collection could still
-   * declare millions of nulls.
+   * so such a collection may declare more elements than bytes follow. Those extra elements are
+   * allowed up to {@value #NULLS_PER_DECODE}, or eight per byte of input if that is more, in all
+   * per decoded value (counted in Kryo's graph context, which is cleared after each value):
+   * otherwise a few bytes per collection could declare millions of nulls.
    */
   @SuppressWarnings("rawtypes")
   private static final class BoundedCollection extends CollectionSerializer<Collection> {
@@ -171,7 +172,7 @@ public final class DeclaredSizes {
     protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
       if (input.getInputStream() == null && size > input.limit() - input.position() && size >= 0
           && input.position() < input.limit() && input.getBuffer()[input.position()] == Kryo.NULL) {
-        chargeNulls(kryo, size, type);
+        chargeNulls(kryo, input, size, type);
       } else {
         check(input, size, 1, "a " + type.getName());
       }
@@ -179,19 +180,20 @@ public final class DeclaredSizes {
     }
   }
 
-  /** How many elements of all-null collections beyond their bytes a decoded value may hold. */
+  /** How many elements of all-null collections beyond their bytes a decoded value may hold, at least. */
   static final int NULLS_PER_DECODE = 1 << 16;
 
   private static final String NULLS_KEY = "eyrie.nulls";
 
   @SuppressWarnings("unchecked")
-  private static void chargeNulls(Kryo kryo, int size, Class<?> type) {
+  private static void chargeNulls(Kryo kryo, Input input, int size, Class<?> type) {
+    long inputBytes = input instanceof BoundedInput b ? b.length() : input.limit();
+    long budget = Math.max(NULLS_PER_DECODE, 8 * inputBytes);
     Object used = kryo.getGraphContext().get(NULLS_KEY);
     long total = (used == null ? 0L : (Long) used) + size;
-    if (total > NULLS_PER_DECODE) {
-      throw new KryoException("a " + type.getName() + " declares " + size + " elements but only "
-          + NULLS_PER_DECODE + " null elements in all may outnumber the bytes that encode them"
-          + " (hostile or corrupt declared size)");
+    if (total > budget) {
+      throw new KryoException("a " + type.getName() + " declares " + size + " elements but only " + budget
+          + " null elements in all may outnumber the bytes that encode them (hostile or corrupt declared size)");
     }
     kryo.getGraphContext().put(NULLS_KEY, total);
   }
