@@ -204,7 +204,11 @@ public final class Codec {
     }
   }
 
-  /** Reads an object written by {@link #write(Output, Object)}. */
+  /**
+   * Reads an object written by {@link #write(Output, Object)}. Declared sizes are bounded as in
+   * {@link #decode(byte[])} when the input reads from an array, not when it reads from a stream
+   * (a snapshot file), whose length is unknown.
+   */
   public Object read(Input in) {
     Kryo k = kryos.obtain();
     try {
