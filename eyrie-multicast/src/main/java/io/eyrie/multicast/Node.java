@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * <p>A node keeps everything durable in its storage directory; a node started again on the
  * same directory recovers every group from its snapshot and log.
  *
+ * <p>The client endpoint decodes each request's payload (and each query) with the node's
+ * {@link Codec} when it admits it: bytes that do not decode, such as a declared size larger than
+ * the bytes that follow, are answered with a {@code BAD_REQUEST} error at once and never reach a
+ * log, where every replica would decode them again.
+ *
  * <pre>{@code
  * ClusterConfig cluster = ClusterConfig.load(Path.of("cluster.conf"));
  * try (Node node = Node.start(cluster, 1, Path.of("data/n1"), (g, c, codec) -> new MyDeliverer(),

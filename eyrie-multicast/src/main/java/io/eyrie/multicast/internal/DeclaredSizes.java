@@ -199,6 +199,7 @@ public final class DeclaredSizes {
   }
 
   /** Kryo's tree set serializer, checking the declared size. */
+  @SuppressWarnings("rawtypes")
   private static final class BoundedTreeSet extends DefaultSerializers.TreeSetSerializer {
     @Override
     protected TreeSet create(Kryo kryo, Input input, Class<? extends TreeSet> type, int size) {
@@ -218,6 +219,7 @@ public final class DeclaredSizes {
   }
 
   /** Kryo's tree map serializer, checking the declared size. */
+  @SuppressWarnings("rawtypes")
   private static final class BoundedTreeMap extends DefaultSerializers.TreeMapSerializer {
     @Override
     protected TreeMap create(Kryo kryo, Input input, Class<? extends TreeMap> type, int size) {
