@@ -82,6 +82,30 @@ class CodecDeclaredSizeTest {
     assertTrue(allocated < MAX_ALLOCATION, what + ": allocated " + allocated + " bytes");
   }
 
+  /** A value whose reading runs out of memory, as a huge allocation would. */
+  record Greedy(Object inner) {}
+
+  /** Kryo wraps an error thrown inside a record in a KryoException: the codec unwraps it. */
+  @Test
+  void aJvmErrorWhileDecodingIsRethrownNotAnsweredAsMalformed() {
+    Codec codec = new Codec(CodecRegistry.create().register(100, Greedy.class).register(101, Object.class,
+        new com.esotericsoftware.kryo.Serializer<Object>() {
+          @Override
+          public void write(com.esotericsoftware.kryo.Kryo kryo, Output output, Object object) {
+            output.writeByte(1);
+          }
+
+          @Override
+          public Object read(com.esotericsoftware.kryo.Kryo kryo, com.esotericsoftware.kryo.io.Input input,
+              Class<?> type) {
+            throw new OutOfMemoryError("simulated");
+          }
+        }));
+    byte[] bytes = codec.encode(new Greedy(new Object()));
+    OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> codec.decode(bytes));
+    assertEquals("simulated", e.getMessage());
+  }
+
   @Test
   void honestValuesStillRoundTrip() {
     Codec codec = new Codec(HostileSizes.registry());
