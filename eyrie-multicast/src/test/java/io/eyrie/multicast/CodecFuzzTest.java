@@ -81,6 +81,11 @@ class CodecFuzzTest {
     vs.add(new TreeMap<>(Map.of(1, "one", 2, "two")));
     vs.add(new HashMap<>(Map.of("k", new long[] {1})));
     vs.add(new Object[] {new Object[] {"nested"}, 3});
+    // Frames as a node's client endpoint decodes them.
+    GroupId p0 = GroupId.valueOf("p0");
+    vs.add(new io.eyrie.multicast.internal.Wire.ClientRequest(5, new io.eyrie.multicast.internal.Wire.Start(
+        MsgId.valueOf(1, 2, 0), new GroupId[] {p0, GroupId.valueOf("p1")}, p0, new byte[] {1, 2, 3, 4}, 0)));
+    vs.add(new io.eyrie.multicast.internal.Wire.QueryRequest(6, p0, new byte[] {9, 9}));
     return vs;
   }
 
