@@ -34,16 +34,17 @@ import java.util.TreeSet;
  * input reading from a stream (a snapshot, which this node wrote or its group's leader sent) is
  * not checked. Collections whose elements are all null are encoded in no bytes per element; a
  * decoded value may hold {@value #NULLS_PER_DECODE} such elements in all, or eight per byte of
- * its input if that is more. Serializers the
- * application registers itself are not wrapped: they must bound their own sizes.
+ * its input if that is more. Serializers the application registers itself, and Kryo's other
+ * collection serializers (such as those for {@code List.of}), are not wrapped: they must bound
+ * their own sizes.
  */
 public final class DeclaredSizes {
   private DeclaredSizes() {}
 
   /**
    * Replaces the serializers of Kryo's length-prefixed types (arrays, and collections and maps
-   * with Kryo's default serializers) among the registrations with ids
-   * {@code 0..maxId} by ones that check the declared length first. Call after registering.
+   * with Kryo's default serializers) among the registrations with ids {@code 0..maxId} by ones
+   * that check the declared length first. Call after registering.
    *
    * @param k the Kryo instance
    * @param maxId the highest registration id in use
