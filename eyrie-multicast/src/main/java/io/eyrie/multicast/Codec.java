@@ -5,6 +5,8 @@ import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.Pool;
+import io.eyrie.multicast.internal.BoundedInput;
+import io.eyrie.multicast.internal.DeclaredSizes;
 import io.eyrie.multicast.internal.WireTypes;
 import java.util.Map;
 
@@ -21,6 +23,15 @@ import java.util.Map;
  * malicious payload of nested collections would overflow the stack of the thread that applies
  * the log, and a stack overflow cannot be answered deterministically (where it happens depends on
  * the replica's stack and JIT), so it would stop every replica.
+ *
+ * <p>Sizes are bounded the same way. An array, string, collection or map (with Kryo's own
+ * serializers) may declare no more elements than the bytes that follow it in the input can hold,
+ * counting at least one byte per element (two per {@code char} or {@code short}, four per
+ * {@code float}, eight per {@code double}); a larger declared size fails to decode with
+ * {@link IllegalArgumentException} before anything is allocated. Without the bound, eight bytes
+ * declaring a {@code long[]} of 2^31 elements would make every replica try a 16 GiB allocation;
+ * with it, decoding allocates at most a small multiple of the input's length. Serializers the
+ * application registers itself ({@link CodecRegistry}) must bound their own sizes.
  */
 public final class Codec {
   /** How deep objects may nest in encoded values. */
@@ -62,13 +73,16 @@ public final class Codec {
     k.setReferences(false);
     k.setMaxDepth(MAX_DEPTH);
     WireTypes.register(k);
+    int maxId = 99;
     for (Map.Entry<Integer, CodecRegistry.Registration> e : registry.registrations().entrySet()) {
       if (e.getValue().serializer() != null) {
         k.register(e.getValue().type(), e.getValue().serializer(), e.getKey());
       } else {
         k.register(e.getValue().type(), e.getKey());
       }
+      maxId = Math.max(maxId, e.getKey());
     }
+    DeclaredSizes.install(k, maxId);
     return k;
   }
 
@@ -103,8 +117,8 @@ public final class Codec {
    *
    * @param bytes the bytes
    * @return the object
-   * @throws IllegalArgumentException if the bytes are malformed, trail garbage, or name a class
-   *     that is not registered
+   * @throws IllegalArgumentException if the bytes are malformed, trail garbage, name a class
+   *     that is not registered, nest too deep, or declare a size larger than the bytes can hold
    */
   public Object decode(byte[] bytes) {
     return decode(bytes, 0, bytes.length);
@@ -117,13 +131,16 @@ public final class Codec {
    * @param off the slice's start
    * @param len the slice's length
    * @return the object
-   * @throws IllegalArgumentException if the slice is malformed, trails garbage, or names a class
-   *     that is not registered
+   * @throws IllegalArgumentException if the slice is malformed, trails garbage, names a class
+   *     that is not registered, nests too deep, or declares a size larger than the slice can hold
+   * @throws VirtualMachineError if the JVM runs out of memory or stack while decoding (Kryo wraps
+   *     such errors in exceptions; they are unwrapped, since they depend on the JVM and not on the
+   *     bytes, so answering them as malformed input would not be deterministic)
    */
   public Object decode(byte[] bytes, int off, int len) {
     Kryo k = kryos.obtain();
     try {
-      Input in = new Input(bytes, off, len);
+      Input in = new BoundedInput(bytes, off, len);
       Object v = k.readClassAndObject(in);
       if (in.position() != off + len) {
         throw new IllegalArgumentException((off + len - in.position()) + " trailing bytes");
@@ -132,10 +149,24 @@ public final class Codec {
     } catch (RuntimeException e) {
       // A failed read can leave Kryo's graph context half-filled; drop the instance.
       k = newKryo();
+      VirtualMachineError vm = vmError(e);
+      if (vm != null) {
+        throw vm;
+      }
       throw new IllegalArgumentException("malformed message: " + reason(e), e);
     } finally {
       kryos.free(k);
     }
+  }
+
+  /** The JVM error that Kryo's field and record serializers wrap in a KryoException, if any. */
+  private static VirtualMachineError vmError(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof VirtualMachineError vm) {
+        return vm;
+      }
+    }
+    return null;
   }
 
   private static String reason(RuntimeException e) {
@@ -173,7 +204,11 @@ public final class Codec {
     }
   }
 
-  /** Reads an object written by {@link #write(Output, Object)}. */
+  /**
+   * Reads an object written by {@link #write(Output, Object)}. Declared sizes are bounded as in
+   * {@link #decode(byte[])} when the input reads from an array, not when it reads from a stream
+   * (a snapshot file), whose length is unknown.
+   */
   public Object read(Input in) {
     Kryo k = kryos.obtain();
     try {

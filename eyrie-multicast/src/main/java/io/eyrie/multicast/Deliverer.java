@@ -11,7 +11,8 @@ package io.eyrie.multicast;
  * {@link AssertionError}) becomes an error reply, which is deterministic only if the exception
  * is. A {@link VirtualMachineError} (out of memory, stack overflow) is not answered but stops
  * the replica, since it depends on the replica rather than on the log: do not recurse without a
- * bound. Decoding refuses values nested deeper than {@link Codec#MAX_DEPTH}.
+ * bound. Decoding refuses values nested deeper than {@link Codec#MAX_DEPTH}, and sizes declared
+ * larger than the bytes that follow them (see {@link Codec}).
  *
  * <p>A message whose execution needs data from other groups (object values, verdicts, signals)
  * returns {@link Execution#awaitFrom}; the group then keeps applying its log, buffers the

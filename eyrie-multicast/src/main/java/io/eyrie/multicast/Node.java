@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * <p>A node keeps everything durable in its storage directory; a node started again on the
  * same directory recovers every group from its snapshot and log.
  *
+ * <p>The client endpoint decodes each request's payload (and each query) with the node's
+ * {@link Codec} when it admits it: bytes that do not decode, such as a declared size larger than
+ * the bytes that follow, are answered with a {@code BAD_REQUEST} error at once and never reach a
+ * log, where every replica would decode them again.
+ *
  * <pre>{@code
  * ClusterConfig cluster = ClusterConfig.load(Path.of("cluster.conf"));
  * try (Node node = Node.start(cluster, 1, Path.of("data/n1"), (g, c, codec) -> new MyDeliverer(),
@@ -712,6 +717,12 @@ public final class Node implements AutoCloseable {
       if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
         return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "reply group is not a destination", 0));
       }
+      // Every replica decodes the payload when it applies the message; bytes that cannot decode
+      // (hostile declared sizes included) are refused here, before they reach any log.
+      String malformed = malformed(s.payload());
+      if (malformed != null) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "malformed payload: " + malformed, 0));
+      }
       // A request for the same message already waiting here means this node submitted it and
       // the reply group has not refused it (a failed submission fails the waiting request): a
       // prompt resend only waits for the same reply instead of adding duplicate entries to the
@@ -742,6 +753,10 @@ public final class Node implements AutoCloseable {
     public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request) {
       if (request.group() == null || !cluster.groups().containsKey(request.group()) || request.query() == null) {
         return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + request.group(), 0));
+      }
+      String malformed = malformed(request.query());
+      if (malformed != null) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "malformed query: " + malformed, 0));
       }
       return channels.queries().query(request.group(), request.query()).handle((bytes, err) -> {
         int hint = channels.leaderHint(request.group());
@@ -786,6 +801,16 @@ public final class Node implements AutoCloseable {
             && g.equals(c.group());
       } catch (IllegalArgumentException e) {
         return false;
+      }
+    }
+
+    /** Why the bytes do not decode with this node's codec, or null if they do. */
+    private String malformed(byte[] bytes) {
+      try {
+        codec.decode(bytes);
+        return null;
+      } catch (IllegalArgumentException e) {
+        return e.getMessage();
       }
     }
 

@@ -364,7 +364,9 @@ final class ExecutionQueue {
    * exception escaping apply would stop the Ratis server on every replica. A
    * {@link VirtualMachineError} (out of memory, stack overflow) is rethrown instead: it depends on
    * the replica, not on the log, so answering it could make replicas diverge. Decoding cannot
-   * overflow the stack ({@link Codec#MAX_DEPTH}); deliverers must not recurse without bound.
+   * overflow the stack ({@link Codec#MAX_DEPTH}) nor allocate from a hostile declared size (it
+   * fails with the same IllegalArgumentException on every replica; see {@link Codec}); deliverers
+   * must not recurse without bound.
    */
   private Execution invoke(ExecutionCtx ctx, boolean first) {
     try {
