@@ -30,8 +30,10 @@ final class Membership {
 
   /**
    * Starts with known groups of which some are open: a cluster file's groups are all open; a
-   * group created in a running cluster starts knowing the groups added before it as known only,
-   * and delivers the messages that open them (it is a destination of every later group change).
+   * group created in a running cluster starts knowing the groups added before it (and itself) as
+   * known only. The initial groups are the same at every replica of the group: the cluster
+   * file's for its groups, and for an added group those recorded at its addition, never what a
+   * node learned since (review N1).
    */
   Membership(Collection<GroupInfo> initial, Set<GroupId> initiallyOpen) {
     for (GroupInfo g : initial) {
