@@ -82,6 +82,20 @@ public final class Node implements AutoCloseable {
   private final java.util.Set<GroupId> open = ConcurrentHashMap.newKeySet();
   /** The groups of the cluster file (open from the start everywhere). */
   private final java.util.Set<GroupId> fileGroups;
+  /**
+   * The cluster file's configuration: the replicated state every replica of a cluster file's
+   * group starts from (review N1). Groups added since enter a replica's state only through its
+   * log or a snapshot, never through what this node learned before it restarted.
+   */
+  private final ClusterConfig fileCluster;
+  /**
+   * For each added group this node knows: the added groups (itself included) that its replicas
+   * start knowing besides the cluster file's, as every destination of its group change knew
+   * them right after delivering it. Recorded with the added groups.
+   */
+  private final Map<GroupId, java.util.Set<GroupId>> initialKnown = new ConcurrentHashMap<>();
+  /** What {@link GroupState.Listener#groupKnown} reported, until {@link #learn} records it. */
+  private final Map<GroupId, java.util.Set<GroupId>> knownAtDelivery = new ConcurrentHashMap<>();
   private final Path storage;
   private final DelivererFactory apps;
   private final int nodeId;
@@ -118,8 +132,9 @@ public final class Node implements AutoCloseable {
     this.codec = new Codec(options.registry());
     open.addAll(cluster.groupIds());
     this.fileGroups = java.util.Set.copyOf(cluster.groupIds());
+    this.fileCluster = cluster;
     Files.createDirectories(storage);
-    this.cluster = AddedGroups.load(storage, cluster, open);
+    this.cluster = AddedGroups.load(storage, cluster, open, initialKnown);
     cluster = this.cluster;
     ClusterConfig.NodeInfo self = cluster.node(nodeId);
     List<GroupId> local = cluster.groupsOf(nodeId);
@@ -255,9 +270,17 @@ public final class Node implements AutoCloseable {
     }
     GroupId group = g;
     routers.putIfAbsent(group, new ReplyRouter());
-    // A replica starts from the cluster file's groups, all open, and the added groups this node
-    // knows, not yet open: its log (or snapshot) opens them again, as it did the first time.
-    GroupStateMachine sm = GroupStateMachine.create(group, c, fileGroups, codec, apps,
+    // A replica's initial state is the same at every replica of its group, whatever this node
+    // learned before it (re)started: a cluster file's group starts from the cluster file's
+    // groups, all open; an added group from those and the added groups its replicas were
+    // created knowing (not open). Its log (or snapshot) makes the groups added since known and
+    // open again, as it did the first time (review N1).
+    ClusterConfig initial = initialCluster(fileCluster, group, c, initialKnown.get(group));
+    if (!fileGroups.contains(group) && !initialKnown.containsKey(group)) {
+      LOG.warn("node {}: no record of what added group {} started knowing (recorded by an older version): its"
+          + " replica starts knowing every group this node knows", nodeId, group);
+    }
+    GroupStateMachine sm = GroupStateMachine.create(group, initial, fileGroups, codec, apps,
         options.clientExpiryMs(), channels::leaderChanged);
     sm.setListener(new GroupState.Listener() {
       @Override
@@ -274,9 +297,47 @@ public final class Node implements AutoCloseable {
       public void membershipChanged(SortedMap<GroupId, ClusterConfig.GroupInfo> known, java.util.Set<GroupId> opened) {
         learn(known, opened);
       }
+
+      @Override
+      public void groupKnown(ClusterConfig.GroupInfo added, java.util.Set<GroupId> knownThen) {
+        if (!initialKnown.containsKey(added.id())) { // not a replay of a change learned before
+          knownAtDelivery.putIfAbsent(added.id(), addedOnly(knownThen));
+        }
+      }
     });
     machines.put(group, sm);
     return sm;
+  }
+
+  /**
+   * The cluster a replica of {@code g} starts from: for a group of the cluster file, the cluster
+   * file's configuration; for an added group, that with the added groups {@code since} (whose
+   * members {@code learned} gives) and {@code g} itself. Without a record ({@code since} null,
+   * from an older version), every group of {@code learned}.
+   */
+  static ClusterConfig initialCluster(ClusterConfig file, GroupId g, ClusterConfig learned,
+      java.util.Set<GroupId> since) {
+    if (file.groups().containsKey(g)) {
+      return file;
+    }
+    if (since == null) {
+      return learned;
+    }
+    ClusterConfig out = file;
+    for (GroupId x : new java.util.TreeSet<>(since)) {
+      ClusterConfig.GroupInfo info = learned.groups().get(x);
+      if (info != null) {
+        out = out.withGroup(info);
+      }
+    }
+    return out.withGroup(learned.group(g));
+  }
+
+  /** The groups of {@code groups} not in the cluster file. */
+  private java.util.Set<GroupId> addedOnly(java.util.Collection<GroupId> groups) {
+    java.util.TreeSet<GroupId> out = new java.util.TreeSet<>(groups);
+    out.removeAll(fileGroups);
+    return java.util.Set.copyOf(out);
   }
 
   /**
@@ -298,6 +359,11 @@ public final class Node implements AutoCloseable {
         continue;
       }
       changed = true;
+      // What its replicas start knowing: as its group change's destinations knew it right after
+      // delivering it. A node that learns the group from a snapshot did not see that point and
+      // takes what the snapshot knows (the same unless a later group was added before it).
+      java.util.Set<GroupId> since = knownAtDelivery.remove(g.id());
+      initialKnown.putIfAbsent(g.id(), since != null ? since : addedOnly(known.keySet()));
       channels.learn(cluster, g.id());
       LOG.info("node {}: learned group {} on nodes {}", nodeId, g.id(), g.members());
       if (g.members().contains(nodeId)) {
@@ -313,7 +379,7 @@ public final class Node implements AutoCloseable {
     }
     if (changed) {
       try {
-        AddedGroups.save(storage, cluster, fileGroups, open);
+        AddedGroups.save(storage, cluster, fileGroups, open, initialKnown);
       } catch (IOException e) {
         LOG.error("node {}: cannot save the added groups: {}", nodeId, e.toString());
       }

@@ -86,6 +86,7 @@ public final class NodeOptions {
 
   private final long snapshotThreshold;
   private final long segmentSizeMax;
+  private final boolean snapshotOnStop;
   private final int electionTimeoutMinMs;
   private final int electionTimeoutMaxMs;
   private final int maxFrameBytes;
@@ -103,6 +104,7 @@ public final class NodeOptions {
   private NodeOptions(Builder b) {
     this.snapshotThreshold = b.snapshotThreshold;
     this.segmentSizeMax = b.segmentSizeMax;
+    this.snapshotOnStop = b.snapshotOnStop;
     this.electionTimeoutMinMs = b.electionTimeoutMinMs;
     this.electionTimeoutMaxMs = b.electionTimeoutMaxMs;
     this.maxFrameBytes = b.maxFrameBytes;
@@ -133,6 +135,7 @@ public final class NodeOptions {
     Builder b = new Builder();
     b.snapshotThreshold = snapshotThreshold;
     b.segmentSizeMax = segmentSizeMax;
+    b.snapshotOnStop = snapshotOnStop;
     b.electionTimeoutMinMs = electionTimeoutMinMs;
     b.electionTimeoutMaxMs = electionTimeoutMaxMs;
     b.maxFrameBytes = maxFrameBytes;
@@ -157,6 +160,14 @@ public final class NodeOptions {
   /** Maximum log segment size in bytes (closed segments below a snapshot are purged). */
   public long segmentSizeMax() {
     return segmentSizeMax;
+  }
+
+  /**
+   * True (the default) if a node that is closed takes a snapshot of each replica first, so that
+   * it starts again without replaying its logs. A node that is killed takes none.
+   */
+  public boolean snapshotOnStop() {
+    return snapshotOnStop;
   }
 
   /** Lower bound of the Raft election timeout. */
@@ -241,6 +252,7 @@ public final class NodeOptions {
   public static final class Builder {
     private long snapshotThreshold = SNAPSHOT_THRESHOLD_DEFAULT;
     private long segmentSizeMax = SEGMENT_SIZE_MAX_DEFAULT;
+    private boolean snapshotOnStop = true;
     private int electionTimeoutMinMs = ELECTION_TIMEOUT_MIN_MS_DEFAULT;
     private int electionTimeoutMaxMs = ELECTION_TIMEOUT_MAX_MS_DEFAULT;
     private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
@@ -261,6 +273,16 @@ public final class NodeOptions {
     /** Sets the log entries between automatic snapshots (at least 1). */
     public Builder snapshotThreshold(long v) {
       this.snapshotThreshold = positive(v, "snapshotThreshold");
+      return this;
+    }
+
+    /**
+     * Sets whether closing a node takes a snapshot of each replica first (default true). Tests
+     * turn it off to have a closed node restart as a killed one does: replaying its logs from the
+     * last automatic snapshot, or from the start.
+     */
+    public Builder snapshotOnStop(boolean v) {
+      this.snapshotOnStop = v;
       return this;
     }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.testing.Waits;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -104,6 +106,60 @@ class GroupAddTest {
         throw new AssertionError("traffic failed during the addition", failure.get());
       }
       assertTrue(ok.get() > 10, "traffic went on: " + ok.get());
+    }
+  }
+
+  private static final GroupId P3 = GroupId.valueOf("p3");
+
+  /** The replicated counters of a replica (those a snapshot or a replay must reproduce). */
+  static List<Long> replicated(Node n, GroupId g) {
+    GroupStats s = n.stats(g);
+    return List.of(s.entries(), s.delivered(), s.deliveredMulti(), s.executed(), s.duplicates(), s.itemsSent(),
+        s.itemsReceived());
+  }
+
+  /**
+   * Review N1: two groups added one after the other; every node records what each starts
+   * knowing (the groups added before it, and itself), and a node restarted without a snapshot
+   * replays every replica, the first added group's too, to the state its peers have.
+   */
+  @Test
+  void addedGroupsStartFromWhatTheirChangesDestinationsKnewAlsoAfterARestart() throws Exception {
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2)
+        .options(NodeOptions.newBuilder().snapshotOnStop(false).build())
+        .deliverers((g, cl, codec) -> new Counter()).start();
+        MulticastClient admin = c.newClient()) {
+      c.awaitLeaders(Duration.ofSeconds(60));
+      ClusterAdmin.addGroup(admin, P2, List.of(1, 2, 3), Duration.ofSeconds(60));
+      assertEquals(1L, admin.multicast(Set.of(P0, P2), P2, 1L).get(30, TimeUnit.SECONDS));
+      ClusterAdmin.addGroup(admin, P3, List.of(1, 2, 3), Duration.ofSeconds(60));
+      assertEquals(1L, admin.multicast(Set.of(P2, P3), P3, 1L).get(30, TimeUnit.SECONDS));
+      assertEquals(2L, admin.multicast(Set.of(P1, P3), P3, 1L).get(30, TimeUnit.SECONDS));
+      for (int n = 1; n <= 3; n++) {
+        Path f = c.storageOf(n).resolve(AddedGroups.FILE);
+        int id = n;
+        Waits.until(Duration.ofSeconds(30), () -> {
+          try {
+            return Files.readString(f).contains("open since=p2,p3");
+          } catch (java.io.IOException e) {
+            return false;
+          }
+        }, () -> "node " + id + " recorded p3 open");
+        List<String> lines = Files.readAllLines(f);
+        assertEquals(List.of("group p2 partition 1,2,3 open since=p2", "group p3 partition 1,2,3 open since=p2,p3"),
+            lines, "node " + n);
+      }
+
+      c.kill(3);
+      c.restart(3);
+      assertEquals(3L, admin.multicast(Set.of(P0, P2, P3), P3, 1L).get(60, TimeUnit.SECONDS));
+      Node one = c.node(1);
+      Node three = c.node(3);
+      for (GroupId g : List.of(P0, P1, P2, P3)) {
+        Waits.until(Duration.ofSeconds(60), () -> replicated(one, g).equals(replicated(three, g)),
+            () -> g + ": node 3 replays to node 1's counters: " + replicated(three, g) + " vs " + replicated(one, g));
+        assertEquals(0, three.stats(g).snapshotsLoaded(), g + " replayed from its log");
+      }
     }
   }
 }

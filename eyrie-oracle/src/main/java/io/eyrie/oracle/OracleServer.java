@@ -84,7 +84,11 @@ final class OracleServer implements Deliverer {
     initialTable();
   }
 
-  /** The cluster file's partitions, all active. */
+  /**
+   * The cluster file's partitions, all active: the {@code cluster} a node gives a replica is the
+   * cluster file's at every replica, even on a node that learned added partitions (review N1), so
+   * every replica that replays the log from its start starts from the same table.
+   */
   private void initialTable() {
     table.clear();
     for (GroupId p : cluster.partitions()) {
@@ -673,8 +677,9 @@ final class OracleServer implements Deliverer {
   public void restore(byte[] state) {
     locations.clear();
     chains.clear();
-    load.replaceAll((g, n) -> 0L);
-    if (state.length == 0) {
+    load.clear();
+    table.clear();
+    if (state.length == 0) { // the initial state: the cluster file's partitions
       initialTable();
       app.restoreExtraState(null);
       return;

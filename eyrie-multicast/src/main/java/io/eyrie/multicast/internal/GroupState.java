@@ -67,6 +67,15 @@ public final class GroupState {
      * delivered, or a snapshot was installed).
      */
     default void membershipChanged(SortedMap<GroupId, ClusterConfig.GroupInfo> known, Set<GroupId> open) {}
+
+    /**
+     * A delivered group change made a group known here; {@code knownThen} are the groups this
+     * group knew right after it (the new one included). Every destination of the change delivers
+     * it at the same point of the order of group changes, so this set is the same at each: the
+     * groups an added group's replicas start knowing (see {@code Node}). Called while applying,
+     * before {@link #membershipChanged}.
+     */
+    default void groupKnown(ClusterConfig.GroupInfo added, Set<GroupId> knownThen) {}
   }
 
   /** A reply as kept in the client table. */
@@ -175,6 +184,9 @@ public final class GroupState {
       if (!d.equals(c.group())) {
         members.markOpen(d);
       }
+    }
+    if (!wasKnown) {
+      listener.groupKnown(members.known().get(c.group()), Set.copyOf(members.known().keySet()));
     }
     LOG.info("{}: group change delivered: {} {} on nodes {}{}", self, c.kind(), c.group(),
         Arrays.toString(c.members()), c.open() ? ", open" : "");

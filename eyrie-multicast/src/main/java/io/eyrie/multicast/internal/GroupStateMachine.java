@@ -82,7 +82,9 @@ public final class GroupStateMachine extends BaseStateMachine {
 
   /**
    * Creates the state machine of a group replica that starts knowing the groups of {@code
-   * cluster}, of which those in {@code open} are open (see {@link Membership}).
+   * cluster}, of which those in {@code open} are open (see {@link Membership}). {@code cluster}
+   * is the replica's initial configuration, the same at every replica of the group (also the
+   * initial state an empty snapshot restores), not what the node learned since (review N1).
    */
   public static GroupStateMachine create(GroupId group, ClusterConfig cluster, java.util.Set<GroupId> open,
       Codec codec, DelivererFactory apps, long clientExpiryMs, Hooks hooks) {

@@ -54,12 +54,14 @@ public final class GroupStateSnapshot {
       throw new IllegalStateException("snapshot of group " + self + " cannot restore group " + s.self);
     }
     s.members.readFrom(in);
+    s.order.readFrom(in, s.codec);
+    s.exec.readFrom(in);
+    // The snapshot's channels replace those of the fresh state (which opened channels to the
+    // groups it started knowing); every known group has one (a snapshot writes them all).
+    s.outboxes.readFrom(in, s.codec);
     for (GroupId g : s.members.known().keySet()) {
       s.outboxes.addPeer(g);
     }
-    s.order.readFrom(in, s.codec);
-    s.exec.readFrom(in);
-    s.outboxes.readFrom(in, s.codec);
     s.clients.readFrom(in);
     GroupState.Stats st = s.stats;
     st.entries = in.readVarLong(true);

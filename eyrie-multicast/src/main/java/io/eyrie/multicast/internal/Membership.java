@@ -30,9 +30,12 @@ final class Membership {
 
   /**
    * Starts with known groups of which some are open: a cluster file's groups are all open; a
-   * group created in a running cluster starts knowing the groups added before it as known only,
-   * and learns which are open from the group change that opens it (its destinations are the open
-   * groups, {@link #markOpen}); it is a destination of every later group change.
+   * group created in a running cluster starts knowing the groups added before it (and itself) as
+   * known only, and learns which are open from the group change that opens it (its destinations
+   * are the open groups, {@link #markOpen}); it is a destination of every later group change. The
+   * initial groups are the same at every replica of the group: the cluster file's for its groups,
+   * and for an added group those recorded at its addition, never what a node learned since
+   * (review N1).
    */
   Membership(Collection<GroupInfo> initial, Set<GroupId> initiallyOpen) {
     for (GroupInfo g : initial) {

@@ -181,11 +181,19 @@ final class Outboxes {
     }
   }
 
+  /**
+   * Replaces every channel with the snapshot's: a channel the constructor opened towards a group
+   * the snapshot does not have is dropped, so the restored channels are the snapshot's whatever
+   * this replica started knowing (review N1).
+   */
   void readFrom(Input in, Codec codec) {
+    channels.clear();
+    dirty.clear();
     int n = in.readVarInt(true);
     for (int i = 0; i < n; i++) {
       GroupId g = GroupId.valueOf(in.readString());
-      Channel c = channels.computeIfAbsent(g, k -> new Channel()); // a group added since the cluster file
+      Channel c = new Channel();
+      channels.put(g, c);
       c.nextIn = in.readVarLong(true);
       c.outbox = new SeqQueue(in.readVarLong(true));
       int k = in.readVarInt(true);

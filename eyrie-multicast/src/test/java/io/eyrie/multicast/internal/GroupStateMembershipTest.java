@@ -123,6 +123,49 @@ class GroupStateMembershipTest {
   }
 
   @Test
+  void aSnapshotRestoresItsOwnChannelsNotThoseTheFreshStateOpened() {
+    GroupState a = group(A, new RulesSupport.ParkingApp());
+    // A fresh state that starts knowing more than the snapshot (review N1: a replica built from
+    // what its node learned): the snapshot's channels replace the fresh state's.
+    List<ClusterConfig.GroupInfo> more = List.of(
+        new ClusterConfig.GroupInfo(A, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)),
+        new ClusterConfig.GroupInfo(B, ClusterConfig.Kind.ORACLE, List.of(1, 2, 3)),
+        new ClusterConfig.GroupInfo(NEW, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)));
+    GroupState restored = new GroupState(A, more, Set.of(A, B), new RulesSupport.ParkingApp(), t.codec,
+        SimGroups.NO_EXPIRY);
+    assertTrue(restored.peers().contains(NEW));
+    GroupStateSnapshot.read(restored, new Input(t.snapshot(a)));
+    assertEquals(a.knownGroups(), restored.knownGroups());
+    assertEquals(a.peers(), restored.peers(), "no channel to a group the snapshot does not know");
+    assertNull(restored.channelPositions(NEW));
+    assertArrayEquals(t.snapshot(a), t.snapshot(restored), "equal states give equal bytes");
+  }
+
+  @Test
+  void theListenerIsToldWhatTheGroupKnewRightAfterDeliveringAChange() {
+    GroupState a = group(A, new RulesSupport.ParkingApp());
+    List<Object[]> told = new java.util.ArrayList<>();
+    GroupState.Listener inner = new GroupState.Listener() {
+      @Override
+      public void reply(MsgId id, GroupState.Reply reply) {}
+
+      @Override
+      public void outboxChanged(GroupId to) {}
+
+      @Override
+      public void groupKnown(ClusterConfig.GroupInfo added, Set<GroupId> knownThen) {
+        told.add(new Object[] {added, knownThen});
+      }
+    };
+    a.setListener(inner);
+    t.submit(a, change(1, false));
+    t.submit(a, change(2, true)); // known already: not told again
+    assertEquals(1, told.size());
+    assertEquals(new ClusterConfig.GroupInfo(NEW, ClusterConfig.Kind.PARTITION, List.of(1, 2, 3)), told.get(0)[0]);
+    assertEquals(Set.of(A, B, NEW), told.get(0)[1]);
+  }
+
+  @Test
   void aChangeThatWouldAlterAKnownGroupIsRefused() {
     GroupState a = group(A, new RulesSupport.ParkingApp());
     t.submit(a, change(1, false));
