@@ -42,6 +42,8 @@
                    [--unsafe-reads] [--mode dssmr|ssmr] [--seed N] [--store DIR] [--db netns|embedded]
                    [--failing-creates] [--throwing-writes]   (kv: the service fails some creates /
                                                               throws after some writes, on purpose)
+                   [--snapshot-threshold N]   (nodes snapshot every N log entries; low, so that
+                                               some restarts load a snapshot and some replay)
                    [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
        bin/jepsen check [--independent] [--time-limit S] history.edn
@@ -51,7 +53,8 @@
   "The options `test` knows (valued and flags alike); any other is a usage error, so that a
   misspelt option never silently changes a run."
   #{:workload :nemesis :time-limit :nodes :concurrency :interval :recovery :unsafe-reads :seed :store :db
-    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode :failing-creates :throwing-writes})
+    :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode :failing-creates :throwing-writes
+    :snapshot-threshold})
 
 (def test-all-opts "The options `test-all` knows." #{:time-limit :store})
 
@@ -138,6 +141,7 @@
     ;; per-key workloads (register, kv); when absent, the workload's own default
     (:threads-per-key opts) (assoc :threads-per-key (parse-long-opt opts :threads-per-key nil))
     (:ops-per-key opts) (assoc :ops-per-key (parse-long-opt opts :ops-per-key nil))
+    (:snapshot-threshold opts) (assoc :snapshot-threshold (parse-long-opt opts :snapshot-threshold nil))
     ;; kv: the service's deliberate failures (absent: none, and the kv test is as before)
     failing? (assoc :failing-creates? true)
     throwing? (assoc :throwing-writes? true))))
@@ -310,6 +314,7 @@
    {:workload "kv" :nemesis "kill,partition" :time-limit 120 :expect true}
    {:workload "kv" :nemesis "asym,kill-partition-leader" :time-limit 120 :expect true}
    {:workload "kv" :nemesis "elastic,kill-partition-leader" :time-limit 120 :expect true}
+   {:workload "kv" :nemesis "elastic,kill" :time-limit 120 :snapshot-threshold 400 :expect true}
    {:workload "kv" :nemesis "kill,partition" :time-limit 120 :failing-creates true :throwing-writes true
     :expect true}
    {:workload "chirper" :nemesis "kill,partition" :expect true}
@@ -319,8 +324,10 @@
 (defn- matrix-options
   "A matrix row's flags, as on the command line (or -)."
   [row]
-  (let [flags (filter row [:unsafe-reads :failing-creates :throwing-writes])]
-    (if (seq flags) (str/join " " (map #(str "--" (name %)) flags)) "-")))
+  (let [flags (filter row [:unsafe-reads :failing-creates :throwing-writes])
+        valued (for [k [:snapshot-threshold] :when (row k)] (str "--" (name k) " " (row k)))
+        all (concat (map #(str "--" (name %)) flags) valued)]
+    (if (seq all) (str/join " " all) "-")))
 
 (defn test-all!
   "Runs the matrix; returns 0 when every verdict is the expected one, else 1."

@@ -62,7 +62,8 @@
               ["io.eyrie.chirper.ChirperMain" "node" "--cluster" (:cluster-file test) "--id" id "--storage" data]
               (concat ["io.eyrie.jepsen.node.JepsenNode" "--cluster" (:cluster-file test) "--id" id
                        "--service" (:service test) "--data" data]
-                      (when (:unsafe-reads? test) ["--unsafe-reads" (str (:unsafe-reads-port test 7300))]))))))
+                      (when (:unsafe-reads? test) ["--unsafe-reads" (str (:unsafe-reads-port test 7300))])
+                      (when-let [t (:snapshot-threshold test)] ["--snapshot-threshold" (str t)]))))))
 
 (defn running
   "The nodes whose process is alive (paused ones included)."

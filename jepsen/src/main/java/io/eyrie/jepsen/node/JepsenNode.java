@@ -334,7 +334,8 @@ public final class JepsenNode {
       return;
     }
     if (opts.containsKey("help")) {
-      System.out.println("usage: JepsenNode --cluster FILE --id N --service register|bank --data DIR [--unsafe-reads [PORT]]");
+      System.out.println("usage: JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR"
+          + " [--unsafe-reads [PORT]] [--snapshot-threshold ENTRIES]");
       System.exit(0);
     }
     if (!opts.containsKey("cluster") || !opts.containsKey("id")) {
@@ -359,7 +360,12 @@ public final class JepsenNode {
       case "bank" -> BankServer::new;
       default -> throw new IllegalArgumentException("unknown service " + service);
     };
-    NodeOptions options = NodeOptions.newBuilder().registry(registry()).build();
+    NodeOptions.Builder ob = NodeOptions.newBuilder().registry(registry());
+    if (opts.containsKey("snapshot-threshold")) {
+      // Low, so that some restarts load a snapshot and others, before the first one, replay the log.
+      ob.snapshotThreshold(Long.parseLong(opts.get("snapshot-threshold")));
+    }
+    NodeOptions options = ob.build();
     Node node = Node.start(cluster, id, data, Eyrie.deliverers(app, OracleStateMachine::new), options);
     if (unsafe != null) {
       String host = cluster.node(id).host();
@@ -375,7 +381,7 @@ public final class JepsenNode {
 
   /** The options a node takes; {@code --storage} is another name for {@code --data}. */
   private static final java.util.Set<String> OPTIONS = java.util.Set.of("cluster", "id", "data", "service",
-      "unsafe-reads", "help");
+      "unsafe-reads", "snapshot-threshold", "help");
 
   private static Map<String, String> parse(String[] args) {
     Map<String, String> m = new HashMap<>();
