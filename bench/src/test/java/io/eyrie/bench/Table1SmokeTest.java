@@ -51,7 +51,12 @@ class Table1SmokeTest {
     assertEquals(0.0, Double.parseDouble(rows.get("ssmr").get("moves_per_s")), "S-SMR never moves");
     assertTrue(Double.parseDouble(rows.get("ssmr").get("channel_items_per_cmd")) > 0,
         "S-SMR exchanges objects between partitions for follows across them");
-    assertTrue(Double.parseDouble(rows.get("dssmr").get("moves_per_s")) > 0, "DS-SMR moves users together");
+    // DS-SMR gathers users of a community in its home, mostly during the warm-up (on a fast run it
+    // has moved all it will before the measured window starts, so moves/s there may be 0): what it
+    // leaves is fewer multi-partition commands than S-SMR runs.
+    double ds = Double.parseDouble(rows.get("dssmr").get("multi_partition_share"));
+    double s = Double.parseDouble(rows.get("ssmr").get("multi_partition_share"));
+    assertTrue(ds < 0.75 * s, "DS-SMR moved users together: " + ds + " of its commands multi-partition, S-SMR " + s);
 
     String md = Files.readString(dir.resolve("table1.md"));
     assertTrue(md.contains("ratio DS/S (paper)") && md.contains("| 4.27 |"), "the paper's follow ratio at 2 partitions");
