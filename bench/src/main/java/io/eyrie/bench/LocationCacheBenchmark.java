@@ -19,9 +19,11 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Question: what does the client proxy's cache path cost per command on a hit? Mirrors what
- * {@code Client} does before sending a command whose objects are all cached: one lookup per
- * object in a {@code ConcurrentHashMap<ObjId, GroupId>} of 100k entries, a {@code TreeMap} of
- * the answers, then {@link Locations#mostCommon} to pick the target partition.
+ * eyrie-core's {@code LocationCache.lookup} does before the proxy sends a command whose objects
+ * are all cached: one lookup per object in a {@code ConcurrentHashMap<ObjId, GroupId>} of 100k
+ * entries, a {@code TreeMap} of the answers, then {@link Locations#mostCommon} to pick the target
+ * partition. A copy, not the class itself: {@code LocationCache} is in eyrie-core's internal
+ * package, which {@code InternalPackagesTest} forbids other modules' main code to use.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

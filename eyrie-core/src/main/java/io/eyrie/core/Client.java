@@ -1,37 +1,30 @@
 package io.eyrie.core;
 
-import io.eyrie.core.protocol.Locations;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.internal.ClientProxy;
+import io.eyrie.core.internal.LocationCache;
+import io.eyrie.core.internal.MulticastTransport;
+import io.eyrie.core.internal.PartitionOps;
+import io.eyrie.core.internal.ProxyTransport;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The DS-SMR client proxy (the paper's Algorithm 2): sends commands to the partitions that hold
- * their objects, using a location cache and consulting the oracle on a miss, after a retry, and
- * (in DS-SMR) when the cached locations of a command's objects are in several partitions;
- * moves the objects of a multi-partition command to one partition first; retries when told to;
- * and after {@link Builder#retryThreshold} retries executes the command with S-SMR on every
- * partition, so every command terminates.
+ * Owns an application's connection to a DS-SMR cluster: the public API and builder of the
+ * client proxy, its multicast client and timer, and the partition administration it offers.
+ * The proxy (the paper's Algorithm 2) sends commands to the partitions that hold their objects,
+ * using a location cache and consulting the oracle on a miss, after a retry, and (in DS-SMR)
+ * when the cached locations of a command's objects are in several partitions; moves the objects
+ * of a multi-partition command to one partition first; retries when told to; and after
+ * {@link Builder#retryThreshold} retries executes the command with S-SMR on every partition, so
+ * every command terminates.
  *
  * <p>In {@link Mode#SSMR} the proxy never moves objects: a multi-partition command is executed
  * by all its partitions with S-SMR execution atomicity (the paper's baseline).
@@ -77,34 +70,20 @@ public final class Client implements AutoCloseable {
     SSMR
   }
 
-  private static final int MAX_FALLBACK_ROUNDS = 16;
-
   private final MulticastClient mc;
-  private final long totalTimeoutMs;
   private final ScheduledExecutorService timer;
   private final Mode mode;
-  private final int retryThreshold;
-  private final GroupId oracle;
-  private final ConcurrentHashMap<ObjId, GroupId> cache = new ConcurrentHashMap<>();
-  private final AtomicLong commands = new AtomicLong();
-  private final AtomicLong cacheHits = new AtomicLong();
-  private final AtomicLong consults = new AtomicLong();
-  private final AtomicLong moves = new AtomicLong();
-  private final AtomicLong movedObjects = new AtomicLong();
-  private final AtomicLong retries = new AtomicLong();
-  private final AtomicLong fallbacks = new AtomicLong();
-  private final AtomicLong multiPartition = new AtomicLong();
-  private final AtomicLong direct = new AtomicLong();
-  private final AtomicLong reads = new AtomicLong();
+  private final ProxyTransport net;
+  private final LocationCache cache = new LocationCache();
+  private final ClientProxy proxy;
+  private final PartitionOps ops;
 
   private Client(Builder b) {
     this.mode = b.mode;
-    this.retryThreshold = b.retryThreshold;
-    this.oracle = Objects.requireNonNull(b.cluster.oracle(), "the cluster needs an oracle group");
+    GroupId oracle = Objects.requireNonNull(b.cluster.oracle(), "the cluster needs an oracle group");
     if (b.cluster.partitions().isEmpty()) {
       throw new IllegalArgumentException("the cluster has no partition");
     }
-    this.totalTimeoutMs = b.totalTimeoutMs;
     // One multicast never needs longer than the whole command may take; the margin lets the
     // command's own deadline (which names the command) fire first.
     MulticastClient.Builder mb = MulticastClient.newBuilder().cluster(b.cluster).registry(b.registry)
@@ -119,6 +98,9 @@ public final class Client implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    this.net = new MulticastTransport(mc);
+    this.proxy = new ClientProxy(net, oracle, mode, b.retryThreshold, b.totalTimeoutMs, timer, cache);
+    this.ops = new PartitionOps(net, oracle, proxy, cache, timer);
   }
 
   /** Returns a builder. */
@@ -133,8 +115,7 @@ public final class Client implements AutoCloseable {
 
   /** Returns this proxy's counters. */
   public ClientStats stats() {
-    return new ClientStats(commands.get(), cacheHits.get(), consults.get(), moves.get(), movedObjects.get(),
-        retries.get(), fallbacks.get(), multiPartition.get(), direct.get(), reads.get());
+    return proxy.stats();
   }
 
   /** Returns the cached location of an object, or null. */
@@ -157,7 +138,7 @@ public final class Client implements AutoCloseable {
    * @return ok, or nok if the object exists already
    */
   public CompletableFuture<Reply> sendCreate(Command command) {
-    return send(command, Command.Kind.CREATE, null);
+    return proxy.send(command, Command.Kind.CREATE, null, false);
   }
 
   /**
@@ -167,7 +148,7 @@ public final class Client implements AutoCloseable {
    * @return ok with the application's reply, or nok if an object does not exist
    */
   public CompletableFuture<Reply> sendAccess(Command command) {
-    return send(command, Command.Kind.ACCESS, null);
+    return proxy.send(command, Command.Kind.ACCESS, null, false);
   }
 
   /**
@@ -177,7 +158,7 @@ public final class Client implements AutoCloseable {
    * @return ok, or nok if the object does not exist
    */
   public CompletableFuture<Reply> sendDelete(Command command) {
-    return send(command, Command.Kind.DELETE, null);
+    return proxy.send(command, Command.Kind.DELETE, null, false);
   }
 
   /**
@@ -194,282 +175,37 @@ public final class Client implements AutoCloseable {
    * @return as {@link #sendAccess(Command)}
    */
   public CompletableFuture<Reply> sendRead(Command command) {
-    return send(command, Command.Kind.ACCESS, null, true);
+    return proxy.send(command, Command.Kind.ACCESS, null, true);
   }
 
   /** As {@link #sendRead(Command)}, reporting to a callback handler. */
   public void sendRead(Command command, CallbackHandler handler) {
-    callback(send(command, Command.Kind.ACCESS, handler, true), handler);
+    callback(proxy.send(command, Command.Kind.ACCESS, handler, true), handler);
   }
 
   /** As {@link #sendCreate(Command)}, reporting to a callback handler. */
   public void sendCreate(Command command, CallbackHandler handler) {
-    callback(send(command, Command.Kind.CREATE, handler), handler);
+    callback(proxy.send(command, Command.Kind.CREATE, handler, false), handler);
   }
 
   /** As {@link #sendAccess(Command)}, reporting to a callback handler. */
   public void sendAccess(Command command, CallbackHandler handler) {
-    callback(send(command, Command.Kind.ACCESS, handler), handler);
+    callback(proxy.send(command, Command.Kind.ACCESS, handler, false), handler);
   }
 
   /** As {@link #sendDelete(Command)}, reporting to a callback handler. */
   public void sendDelete(Command command, CallbackHandler handler) {
-    callback(send(command, Command.Kind.DELETE, handler), handler);
+    callback(proxy.send(command, Command.Kind.DELETE, handler, false), handler);
   }
 
   private static void callback(CompletableFuture<Reply> f, CallbackHandler h) {
     f.whenComplete((r, e) -> {
       if (e != null) {
-        h.failed(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+        h.failed(ClientProxy.unwrap(e));
       } else {
         h.done(r);
       }
     });
-  }
-
-  private CompletableFuture<Reply> send(Command command, Command.Kind kind, CallbackHandler handler) {
-    return send(command, kind, handler, false);
-  }
-
-  private CompletableFuture<Reply> send(Command command, Command.Kind kind, CallbackHandler handler, boolean read) {
-    if (command == null || command.kind() != kind) {
-      return CompletableFuture.failedFuture(new IllegalArgumentException("expected a " + kind + " command, got "
-          + command));
-    }
-    commands.incrementAndGet();
-    Attempt a = new Attempt(command, handler, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(totalTimeoutMs));
-    a.read = read;
-    CompletableFuture<Reply> result = new CompletableFuture<>();
-    // The timeout bounds the whole command, however many consults, moves and retries it takes.
-    ScheduledFuture<?> deadline = timer.schedule(() -> result.completeExceptionally(unknown(a)),
-        totalTimeoutMs, TimeUnit.MILLISECONDS);
-    CompletableFuture<Reply> run;
-    try {
-      run = attempt(a);
-    } catch (RuntimeException e) {
-      run = CompletableFuture.failedFuture(e);
-    }
-    run.whenComplete((r, e) -> {
-      deadline.cancel(false);
-      if (e != null) {
-        result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-      } else {
-        result.complete(r);
-      }
-    });
-    return result;
-  }
-
-  private CallTimeoutException unknown(Attempt a) {
-    return new CallTimeoutException(null, "outcome unknown: " + a.cmd + " had no answer within "
-        + totalTimeoutMs + " ms (after " + a.retries + " retries); it may or may not take effect");
-  }
-
-  /** The mutable progress of one command through its retries. */
-  private static final class Attempt {
-    Command cmd;
-    final CallbackHandler handler;
-    final long deadlineNanos;
-    int retries;
-    int fallbackRounds;
-    boolean moved;
-    /** A read that a partition may still serve off the log (cleared once one answered BUSY). */
-    boolean read;
-
-    Attempt(Command cmd, CallbackHandler handler, long deadlineNanos) {
-      this.cmd = cmd;
-      this.handler = handler;
-      this.deadlineNanos = deadlineNanos;
-    }
-  }
-
-  private CompletableFuture<Reply> attempt(Attempt a) {
-    if (System.nanoTime() - a.deadlineNanos > 0) {
-      return CompletableFuture.failedFuture(unknown(a)); // no new step once the command's time is up
-    }
-    if (a.retries >= retryThreshold) {
-      return fallback(a);
-    }
-    return locate(a).thenCompose(p -> {
-      if (p.status() == Msgs.NOK) {
-        // The consult settles the command: the oracle names the object it found or missed.
-        ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
-        return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
-            ? Reply.exists(subject) : Reply.notFound(subject));
-      }
-      if (p.status() == Msgs.OK) {
-        return CompletableFuture.completedFuture(Reply.ok(null));
-      }
-      CompletableFuture<CoreReply> sent = switch (a.cmd.kind()) {
-        case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
-        case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
-        case ACCESS -> access(a, p);
-      };
-      return sent.thenCompose(r -> outcome(a, r));
-    });
-  }
-
-  private CompletableFuture<CoreReply> access(Attempt a, Prophecy p) {
-    TreeSet<GroupId> where = new TreeSet<>(p.locations().values());
-    if (where.size() == 1) {
-      GroupId g = where.first();
-      if (a.read) {
-        return read(a, g);
-      }
-      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
-    }
-    a.moved = true;
-    GroupId target = p.target();
-    if (mode == Mode.SSMR || target == null) {
-      // S-SMR by choice, or because the oracle sees no locality worth moving objects for.
-      multiPartition.incrementAndGet();
-      return call(where, where.first(), new Msgs.SsmrReq(a.cmd));
-    }
-    TreeMap<GroupId, List<ObjId>> bySource = new TreeMap<>();
-    p.locations().forEach((id, g) -> {
-      if (!g.equals(target)) {
-        bySource.computeIfAbsent(g, k -> new ArrayList<>()).add(id);
-      }
-    });
-    List<CompletableFuture<CoreReply>> sent = new ArrayList<>();
-    for (Map.Entry<GroupId, List<ObjId>> e : bySource.entrySet()) {
-      moves.incrementAndGet();
-      movedObjects.addAndGet(e.getValue().size());
-      Msgs.MoveReq m = new Msgs.MoveReq(e.getValue().toArray(new ObjId[0]), e.getKey(), target);
-      sent.add(call(new TreeSet<>(List.of(oracle, e.getKey(), target)), target, m));
-    }
-    // Moves must be ordered before the command at the target, so wait for them (a command sent
-    // at once would be ordered first, since a single-group message needs no timestamp exchange).
-    return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenCompose(v -> {
-      p.locations().keySet().forEach(id -> cache.put(id, target));
-      return call(Set.of(target), target, new Msgs.AccessReq(a.cmd));
-    });
-  }
-
-  /**
-   * Asks the partition to serve a read off the log. OK and RETRY are answers as from the log; if
-   * the partition is busy with the objects, or the query fails (no leader, a timeout), the command
-   * goes through the log, in this attempt and every later one.
-   */
-  private CompletableFuture<CoreReply> read(Attempt a, GroupId g) {
-    return mc.query(g, new Msgs.ReadReq(a.cmd)).handle((o, e) -> {
-      if (e == null && o instanceof CoreReply r && (r.status() == Msgs.OK || r.status() == Msgs.RETRY)) {
-        if (r.status() == Msgs.OK) {
-          reads.incrementAndGet();
-        }
-        return CompletableFuture.completedFuture(r);
-      }
-      a.read = false;
-      if (System.nanoTime() - a.deadlineNanos > 0) {
-        return CompletableFuture.<CoreReply>failedFuture(unknown(a)); // the caller has its answer already
-      }
-      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
-    }).thenCompose(f -> f);
-  }
-
-  private CompletableFuture<Prophecy> locate(Attempt a) {
-    if (a.retries == 0 && a.cmd.kind() == Command.Kind.ACCESS) {
-      TreeMap<ObjId, GroupId> where = new TreeMap<>();
-      for (ObjId id : a.cmd.objects()) {
-        GroupId g = cache.get(id);
-        if (g == null) {
-          where = null;
-          break;
-        }
-        where.put(id, g);
-      }
-      // In DS-SMR a command whose cached objects are spread over partitions would move some of
-      // them. The oracle chooses where to gather them (the application's rule) and knows where
-      // they are now (the cache is often stale when objects move), so ask it first: the
-      // consult costs one read-only query, a wrong move a multi-group multicast and a retry.
-      if (where != null && mode == Mode.DSSMR && new java.util.HashSet<>(where.values()).size() > 1) {
-        where = null;
-      }
-      if (where != null) {
-        cacheHits.incrementAndGet();
-        return CompletableFuture.completedFuture(new Prophecy(Msgs.RETRY, where, Locations.mostCommon(where)));
-      }
-    }
-    consults.incrementAndGet();
-    return mc.query(oracle, new Msgs.ConsultReq(a.cmd)).thenApply(o -> {
-      Prophecy p = (Prophecy) o;
-      if (p.locations() != null) {
-        cache.putAll(p.locations());
-      }
-      if (p.status() == Msgs.NOK || p.status() == Msgs.OK) {
-        a.cmd.objects().forEach(cache::remove);
-      }
-      return p;
-    });
-  }
-
-  private CompletableFuture<Reply> outcome(Attempt a, CoreReply r) {
-    switch (r.status()) {
-      case Msgs.OK:
-        if (a.retries == 0 && !a.moved) {
-          direct.incrementAndGet();
-        }
-        if (a.cmd.kind() == Command.Kind.CREATE || a.cmd.kind() == Command.Kind.DELETE) {
-          cache.remove(a.cmd.target());
-        }
-        return CompletableFuture.completedFuture(Reply.ok(r.value()));
-      case Msgs.NOT_FOUND:
-        return CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
-      case Msgs.EXISTS:
-        return CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
-      case Msgs.REFUSED:
-        return CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
-      case Msgs.RETRY:
-        retries.incrementAndGet();
-        a.retries++;
-        if (r.extra() != null && r.extra().length > 0) {
-          a.cmd = a.cmd.withObjects(List.of(r.extra()));
-        }
-        if (a.handler != null) {
-          a.handler.error(a.cmd, a.retries);
-        }
-        return attempt(a);
-      default:
-        return CompletableFuture.failedFuture(new IllegalStateException("unknown reply status " + r.status()));
-    }
-  }
-
-  private CompletableFuture<Reply> fallback(Attempt a) {
-    if (System.nanoTime() - a.deadlineNanos > 0) {
-      return CompletableFuture.failedFuture(unknown(a));
-    }
-    a.moved = true;
-    if (a.fallbackRounds++ == 0) {
-      fallbacks.incrementAndGet();
-    }
-    if (a.fallbackRounds > MAX_FALLBACK_ROUNDS) {
-      return CompletableFuture.failedFuture(new IllegalStateException("the application kept asking for more objects: "
-          + a.cmd.objects().size() + " objects after " + MAX_FALLBACK_ROUNDS + " S-SMR rounds"));
-    }
-    List<GroupId> partitions = partitions();
-    TreeSet<GroupId> dests = new TreeSet<>(partitions);
-    dests.add(oracle);
-    multiPartition.incrementAndGet();
-    return call(dests, partitions.get(0), new Msgs.SsmrReq(a.cmd)).thenCompose(r -> {
-      if (r.status() == Msgs.RETRY) {
-        retries.incrementAndGet();
-        if (r.extra() != null) {
-          a.cmd = a.cmd.withObjects(List.of(r.extra()));
-        } else {
-          // Refused for missing a partition added to the running cluster: learn it first.
-          return mc.refreshView().handle((v, e) -> v).thenCompose(v -> fallback(a));
-        }
-        if (a.handler != null) {
-          a.handler.error(a.cmd, ++a.retries);
-        }
-        return fallback(a);
-      }
-      return outcome(a, r);
-    });
-  }
-
-  private CompletableFuture<CoreReply> call(Set<GroupId> dests, GroupId replyGroup, Object payload) {
-    return mc.multicast(dests, replyGroup, payload).thenApply(o -> (CoreReply) o);
   }
 
   /**
@@ -477,7 +213,7 @@ public final class Client implements AutoCloseable {
    * the running cluster that it has learned (see {@link MulticastClient#refreshView}).
    */
   public List<GroupId> partitions() {
-    return mc.cluster().partitions();
+    return net.partitions();
   }
 
   /**
@@ -487,7 +223,7 @@ public final class Client implements AutoCloseable {
    * @return the table
    */
   public CompletableFuture<PartitionTable> partitionTable() {
-    return mc.query(oracle, new Msgs.PartitionTableReq()).thenApply(o -> (PartitionTable) o);
+    return ops.partitionTable();
   }
 
   /**
@@ -500,7 +236,7 @@ public final class Client implements AutoCloseable {
    * @return the new table
    */
   public CompletableFuture<PartitionTable> addPartition(GroupId partition) {
-    return changePartition(partition, true);
+    return ops.changePartition(partition, true);
   }
 
   /**
@@ -512,32 +248,7 @@ public final class Client implements AutoCloseable {
    * @return the new table
    */
   public CompletableFuture<PartitionTable> retirePartition(GroupId partition) {
-    return changePartition(partition, false);
-  }
-
-  private CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active) {
-    Objects.requireNonNull(partition, "partition");
-    return changePartition(partition, active, 3);
-  }
-
-  /**
-   * Sends a partition change to the oracle and every partition this client knows (each learns
-   * the table it leaves); if the oracle's table holds a partition this client has not learned,
-   * learns the cluster again and resends.
-   */
-  private CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active, int tries) {
-    TreeSet<GroupId> dests = new TreeSet<>(partitions());
-    dests.add(oracle);
-    dests.add(partition);
-    return mc.multicast(dests, oracle, new Msgs.PartitionChange(partition, active))
-        .thenApply(o -> (PartitionTable) o)
-        .exceptionallyCompose(e -> {
-          Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-          if (tries > 1 && String.valueOf(c.getMessage()).contains("learn the cluster again")) {
-            return mc.refreshView().handle((v, x) -> v).thenCompose(v -> changePartition(partition, active, tries - 1));
-          }
-          return CompletableFuture.failedFuture(c);
-        });
+    return ops.changePartition(partition, false);
   }
 
   /**
@@ -555,32 +266,7 @@ public final class Client implements AutoCloseable {
    * @return the final table
    */
   public CompletableFuture<PartitionTable> drain(GroupId partition, int batch, java.time.Duration timeout) {
-    if (batch <= 0) {
-      throw new IllegalArgumentException("batch must be positive: " + batch);
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    return retirePartition(partition).thenCompose(t -> drainRound(partition, batch, deadline, t));
-  }
-
-  private CompletableFuture<PartitionTable> drainRound(GroupId partition, int batch, long deadline, PartitionTable t) {
-    if (t.drained(partition)) {
-      return CompletableFuture.completedFuture(t);
-    }
-    if (System.nanoTime() - deadline > 0) {
-      return CompletableFuture.failedFuture(new java.util.concurrent.TimeoutException(
-          "partition " + partition + " still holds " + t.objectsAt(partition) + " objects"));
-    }
-    // A round that moves nothing (its objects wait for a create or delete) pauses a little.
-    return rebalance(batch).thenCompose(n -> n > 0 ? CompletableFuture.completedFuture(n) : delay(100))
-        .handle((n, e) -> null)
-        .thenCompose(x -> partitionTable())
-        .thenCompose(next -> drainRound(partition, batch, deadline, next));
-  }
-
-  private CompletableFuture<Integer> delay(long ms) {
-    CompletableFuture<Integer> f = new CompletableFuture<>();
-    timer.schedule(() -> f.complete(0), ms, TimeUnit.MILLISECONDS);
-    return f;
+    return ops.drain(partition, batch, timeout);
   }
 
   /**
@@ -590,10 +276,7 @@ public final class Client implements AutoCloseable {
    * @return its counters
    */
   public CompletableFuture<PartitionStats> partitionStats(GroupId partition) {
-    return mc.query(partition, new Msgs.StatsReq(false)).thenApply(o -> {
-      Msgs.PartitionStatsReply r = (Msgs.PartitionStatsReply) o;
-      return new PartitionStats(r.objects(), r.executed(), r.multiPartition(), r.retries());
-    });
+    return ops.partitionStats(partition);
   }
 
   /**
@@ -604,23 +287,7 @@ public final class Client implements AutoCloseable {
    * @return the partition the oracle places it in, or null if the oracle does not know it
    */
   public CompletableFuture<GroupId> locationOf(ObjId id) {
-    return mc.query(oracle, new Msgs.StatsReq(true)).thenApply(m -> ((Msgs.OracleMapReply) m).locations().get(id));
-  }
-
-  /**
-   * Hands the oracle what each partition sampled of its single-partition commands (see
-   * {@link Msgs.SamplesReq}); a partition that does not answer is skipped this round.
-   */
-  private CompletableFuture<Void> observeSamples() {
-    List<CompletableFuture<Void>> all = new ArrayList<>();
-    for (GroupId p : mc.cluster().partitions()) {
-      all.add(mc.query(p, new Msgs.SamplesReq()).thenCompose(o -> {
-        Msgs.Observed s = (Msgs.Observed) o;
-        return s.accesses().isEmpty() ? CompletableFuture.completedFuture(null)
-            : mc.query(oracle, s).thenApply(x -> (Void) null);
-      }).exceptionally(e -> null));
-    }
-    return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+    return ops.locationOf(id);
   }
 
   /**
@@ -633,45 +300,7 @@ public final class Client implements AutoCloseable {
    * @return how many objects the moves covered
    */
   public CompletableFuture<Integer> rebalance(int max) {
-    return observeSamples().thenCompose(v -> mc.query(oracle, new Msgs.PlanReq(max))).thenCompose(o -> {
-      Msgs.PlanMoves plan = (Msgs.PlanMoves) o;
-      TreeMap<List<GroupId>, List<ObjId>> byPair = new TreeMap<>(
-          java.util.Comparator.<List<GroupId>, GroupId>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)));
-      plan.from().forEach((id, src) -> {
-        GroupId dst = plan.to().get(id);
-        if (dst != null && !dst.equals(src)) {
-          byPair.computeIfAbsent(List.of(src, dst), k -> new ArrayList<>()).add(id);
-        }
-      });
-      List<CompletableFuture<Void>> sent = new ArrayList<>();
-      int[] count = new int[1];
-      byPair.forEach((pair, ids) -> {
-        count[0] += ids.size();
-        sent.add(moveInPieces(ids, pair.get(0), pair.get(1)));
-        ids.forEach(cache::remove);
-      });
-      return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenApply(v -> count[0]);
-    });
-  }
-
-  /**
-   * Moves objects from one partition to another; if their values together are more than one
-   * channel item carries, moves each half alone (an object alone always fits: a partition keeps
-   * none larger), so that a drain or a plan never stalls on a batch of large objects. Any other
-   * failure ends the round: the next plan asks again.
-   */
-  private CompletableFuture<Void> moveInPieces(List<ObjId> ids, GroupId src, GroupId dst) {
-    moves.incrementAndGet();
-    movedObjects.addAndGet(ids.size());
-    Msgs.MoveReq m = new Msgs.MoveReq(ids.toArray(new ObjId[0]), src, dst);
-    return call(new TreeSet<>(List.of(oracle, src, dst)), dst, m).handle((r, e) -> {
-      Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (c != null && ids.size() > 1 && String.valueOf(c.getMessage()).contains("larger than a channel takes")) {
-        int h = ids.size() / 2;
-        return moveInPieces(ids.subList(0, h), src, dst).thenCompose(x -> moveInPieces(ids.subList(h, ids.size()), src, dst));
-      }
-      return CompletableFuture.<Void>completedFuture(null);
-    }).thenCompose(f -> f);
+    return ops.rebalance(max);
   }
 
   /**
@@ -682,49 +311,7 @@ public final class Client implements AutoCloseable {
    * @return the report
    */
   public CompletableFuture<AuditReport> audit() {
-    return mc.refreshView().handle((v, e) -> v).thenCompose(v -> auditKnown());
-  }
-
-  private CompletableFuture<AuditReport> auditKnown() {
-    CompletableFuture<Object> map = mc.query(oracle, new Msgs.StatsReq(true));
-    List<CompletableFuture<Object>> held = new ArrayList<>();
-    List<GroupId> partitions = partitions();
-    for (GroupId g : partitions) {
-      held.add(mc.query(g, new Msgs.StatsReq(true)));
-    }
-    return CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).thenCombine(map, (v, m) -> {
-      TreeMap<ObjId, GroupId> where = ((Msgs.OracleMapReply) m).locations();
-      TreeMap<ObjId, List<GroupId>> holders = new TreeMap<>();
-      Map<String, Integer> per = new TreeMap<>();
-      for (int i = 0; i < partitions.size(); i++) {
-        long[] ids = ((Msgs.PartitionStatsReply) held.get(i).join()).objectIds();
-        per.put(partitions.get(i).name(), ids.length);
-        for (long id : ids) {
-          holders.computeIfAbsent(ObjId.valueOf(id), k -> new ArrayList<>()).add(partitions.get(i));
-        }
-      }
-      List<ObjId> missing = new ArrayList<>();
-      List<ObjId> duplicated = new ArrayList<>();
-      List<ObjId> misplaced = new ArrayList<>();
-      List<ObjId> unknown = new ArrayList<>();
-      where.forEach((id, g) -> {
-        List<GroupId> h = holders.get(id);
-        if (h == null) {
-          missing.add(id);
-        } else if (!h.contains(g)) {
-          misplaced.add(id);
-        }
-      });
-      holders.forEach((id, h) -> {
-        if (h.size() > 1) {
-          duplicated.add(id);
-        }
-        if (!where.containsKey(id)) {
-          unknown.add(id);
-        }
-      });
-      return new AuditReport(where.size(), missing, duplicated, misplaced, unknown, per);
-    });
+    return ops.audit();
   }
 
   @Override

@@ -1,0 +1,236 @@
+package io.eyrie.core.internal;
+
+import io.eyrie.core.AuditReport;
+import io.eyrie.core.Client;
+import io.eyrie.core.ObjId;
+import io.eyrie.core.PartitionStats;
+import io.eyrie.core.PartitionTable;
+import io.eyrie.core.protocol.Msgs;
+import io.eyrie.multicast.GroupId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Owns a {@link Client}'s partition administration and operations: the oracle's partition table
+ * (adding, retiring and draining partitions), moving objects toward the oracle's learned
+ * placement, and reading counters, locations and audits. {@link Client}'s methods of the same
+ * names delegate here and document the behaviour.
+ */
+public final class PartitionOps {
+  private final ProxyTransport net;
+  private final GroupId oracle;
+  private final ClientProxy proxy;
+  private final LocationCache cache;
+  private final ScheduledExecutorService timer;
+
+  /**
+   * Creates the operations of one client.
+   *
+   * @param net how they reach the cluster
+   * @param oracle the oracle's group
+   * @param proxy the client's proxy, which moves objects
+   * @param cache the client's location cache, which forgets what the rebalancer moves
+   * @param timer where pauses between drain rounds run (owned by the caller)
+   */
+  public PartitionOps(ProxyTransport net, GroupId oracle, ClientProxy proxy, LocationCache cache,
+      ScheduledExecutorService timer) {
+    this.net = net;
+    this.oracle = oracle;
+    this.proxy = proxy;
+    this.cache = cache;
+    this.timer = timer;
+  }
+
+  /** See {@link Client#partitionTable()}. */
+  public CompletableFuture<PartitionTable> partitionTable() {
+    return net.query(oracle, new Msgs.PartitionTableReq()).thenApply(o -> (PartitionTable) o);
+  }
+
+  /**
+   * Activates or retires a partition (see {@link Client#addPartition}, {@link Client#retirePartition}).
+   *
+   * @param partition the partition
+   * @param active whether it becomes active
+   * @return the new table
+   */
+  public CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active) {
+    Objects.requireNonNull(partition, "partition");
+    return changePartition(partition, active, 3);
+  }
+
+  /**
+   * Sends a partition change to the oracle and every partition this client knows (each learns
+   * the table it leaves); if the oracle's table holds a partition this client has not learned,
+   * learns the cluster again and resends.
+   */
+  private CompletableFuture<PartitionTable> changePartition(GroupId partition, boolean active, int tries) {
+    TreeSet<GroupId> dests = new TreeSet<>(net.partitions());
+    dests.add(oracle);
+    dests.add(partition);
+    return net.multicast(dests, oracle, new Msgs.PartitionChange(partition, active))
+        .thenApply(o -> (PartitionTable) o)
+        .exceptionallyCompose(e -> {
+          Throwable c = ClientProxy.unwrap(e);
+          if (tries > 1 && String.valueOf(c.getMessage()).contains("learn the cluster again")) {
+            return net.refreshView().handle((v, x) -> v).thenCompose(v -> changePartition(partition, active, tries - 1));
+          }
+          return CompletableFuture.failedFuture(c);
+        });
+  }
+
+  /** See {@link Client#drain}. */
+  public CompletableFuture<PartitionTable> drain(GroupId partition, int batch, Duration timeout) {
+    if (batch <= 0) {
+      throw new IllegalArgumentException("batch must be positive: " + batch);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    return changePartition(partition, false).thenCompose(t -> drainRound(partition, batch, deadline, t));
+  }
+
+  private CompletableFuture<PartitionTable> drainRound(GroupId partition, int batch, long deadline, PartitionTable t) {
+    if (t.drained(partition)) {
+      return CompletableFuture.completedFuture(t);
+    }
+    if (System.nanoTime() - deadline > 0) {
+      return CompletableFuture.failedFuture(new TimeoutException(
+          "partition " + partition + " still holds " + t.objectsAt(partition) + " objects"));
+    }
+    // A round that moves nothing (its objects wait for a create or delete) pauses a little.
+    return rebalance(batch).thenCompose(n -> n > 0 ? CompletableFuture.completedFuture(n) : delay(100))
+        .handle((n, e) -> null)
+        .thenCompose(x -> partitionTable())
+        .thenCompose(next -> drainRound(partition, batch, deadline, next));
+  }
+
+  private CompletableFuture<Integer> delay(long ms) {
+    CompletableFuture<Integer> f = new CompletableFuture<>();
+    timer.schedule(() -> f.complete(0), ms, TimeUnit.MILLISECONDS);
+    return f;
+  }
+
+  /** See {@link Client#partitionStats}. */
+  public CompletableFuture<PartitionStats> partitionStats(GroupId partition) {
+    return net.query(partition, new Msgs.StatsReq(false)).thenApply(o -> {
+      Msgs.PartitionStatsReply r = (Msgs.PartitionStatsReply) o;
+      return new PartitionStats(r.objects(), r.executed(), r.multiPartition(), r.retries());
+    });
+  }
+
+  /** See {@link Client#locationOf}. */
+  public CompletableFuture<GroupId> locationOf(ObjId id) {
+    return net.query(oracle, new Msgs.StatsReq(true)).thenApply(m -> ((Msgs.OracleMapReply) m).locations().get(id));
+  }
+
+  /**
+   * Hands the oracle what each partition sampled of its single-partition commands (see
+   * {@link Msgs.SamplesReq}); a partition that does not answer is skipped this round.
+   */
+  private CompletableFuture<Void> observeSamples() {
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (GroupId p : net.partitions()) {
+      all.add(net.query(p, new Msgs.SamplesReq()).thenCompose(o -> {
+        Msgs.Observed s = (Msgs.Observed) o;
+        return s.accesses().isEmpty() ? CompletableFuture.completedFuture(null)
+            : net.query(oracle, s).thenApply(x -> (Void) null);
+      }).exceptionally(e -> null));
+    }
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+  }
+
+  /** See {@link Client#rebalance}. */
+  public CompletableFuture<Integer> rebalance(int max) {
+    return observeSamples().thenCompose(v -> net.query(oracle, new Msgs.PlanReq(max))).thenCompose(o -> {
+      Msgs.PlanMoves plan = (Msgs.PlanMoves) o;
+      TreeMap<List<GroupId>, List<ObjId>> byPair = new TreeMap<>(
+          Comparator.<List<GroupId>, GroupId>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)));
+      plan.from().forEach((id, src) -> {
+        GroupId dst = plan.to().get(id);
+        if (dst != null && !dst.equals(src)) {
+          byPair.computeIfAbsent(List.of(src, dst), k -> new ArrayList<>()).add(id);
+        }
+      });
+      List<CompletableFuture<Void>> sent = new ArrayList<>();
+      int[] count = new int[1];
+      byPair.forEach((pair, ids) -> {
+        count[0] += ids.size();
+        sent.add(moveInPieces(ids, pair.get(0), pair.get(1)));
+        cache.remove(ids);
+      });
+      return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenApply(v -> count[0]);
+    });
+  }
+
+  /**
+   * Moves objects from one partition to another; if their values together are more than one
+   * channel item carries, moves each half alone (an object alone always fits: a partition keeps
+   * none larger), so that a drain or a plan never stalls on a batch of large objects. Any other
+   * failure ends the round: the next plan asks again.
+   */
+  private CompletableFuture<Void> moveInPieces(List<ObjId> ids, GroupId src, GroupId dst) {
+    return proxy.move(ids, src, dst).handle((r, e) -> {
+      Throwable c = ClientProxy.unwrap(e);
+      if (c != null && ids.size() > 1 && String.valueOf(c.getMessage()).contains("larger than a channel takes")) {
+        int h = ids.size() / 2;
+        return moveInPieces(ids.subList(0, h), src, dst).thenCompose(x -> moveInPieces(ids.subList(h, ids.size()), src, dst));
+      }
+      return CompletableFuture.<Void>completedFuture(null);
+    }).thenCompose(f -> f);
+  }
+
+  /** See {@link Client#audit}. */
+  public CompletableFuture<AuditReport> audit() {
+    return net.refreshView().handle((v, e) -> v).thenCompose(v -> auditKnown());
+  }
+
+  private CompletableFuture<AuditReport> auditKnown() {
+    CompletableFuture<Object> map = net.query(oracle, new Msgs.StatsReq(true));
+    List<CompletableFuture<Object>> held = new ArrayList<>();
+    List<GroupId> partitions = net.partitions();
+    for (GroupId g : partitions) {
+      held.add(net.query(g, new Msgs.StatsReq(true)));
+    }
+    return CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).thenCombine(map, (v, m) -> {
+      TreeMap<ObjId, GroupId> where = ((Msgs.OracleMapReply) m).locations();
+      TreeMap<ObjId, List<GroupId>> holders = new TreeMap<>();
+      Map<String, Integer> per = new TreeMap<>();
+      for (int i = 0; i < partitions.size(); i++) {
+        long[] ids = ((Msgs.PartitionStatsReply) held.get(i).join()).objectIds();
+        per.put(partitions.get(i).name(), ids.length);
+        for (long id : ids) {
+          holders.computeIfAbsent(ObjId.valueOf(id), k -> new ArrayList<>()).add(partitions.get(i));
+        }
+      }
+      List<ObjId> missing = new ArrayList<>();
+      List<ObjId> duplicated = new ArrayList<>();
+      List<ObjId> misplaced = new ArrayList<>();
+      List<ObjId> unknown = new ArrayList<>();
+      where.forEach((id, g) -> {
+        List<GroupId> h = holders.get(id);
+        if (h == null) {
+          missing.add(id);
+        } else if (!h.contains(g)) {
+          misplaced.add(id);
+        }
+      });
+      holders.forEach((id, h) -> {
+        if (h.size() > 1) {
+          duplicated.add(id);
+        }
+        if (!where.containsKey(id)) {
+          unknown.add(id);
+        }
+      });
+      return new AuditReport(where.size(), missing, duplicated, misplaced, unknown, per);
+    });
+  }
+}
