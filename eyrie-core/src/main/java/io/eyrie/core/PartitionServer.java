@@ -577,14 +577,14 @@ final class PartitionServer implements Deliverer {
     for (ObjId id : cmd.objects()) {
       PRObject o = combined != null ? combined.get(id) : objects.get(id);
       if (o != null) {
-        byte[] b;
+        int size;
         try {
-          b = codec.encode(o);
+          size = codec.encodedSize(o);
         } catch (IllegalArgumentException e) {
           return "the command left object " + id + " that cannot be encoded: " + e.getMessage();
         }
-        if (b.length > MAX_OBJECT_BYTES) {
-          return "the command left object " + id + " taking " + b.length + " bytes encoded, more than the "
+        if (size > MAX_OBJECT_BYTES) {
+          return "the command left object " + id + " taking " + size + " bytes encoded, more than the "
               + MAX_OBJECT_BYTES + " an object may take";
         }
       }

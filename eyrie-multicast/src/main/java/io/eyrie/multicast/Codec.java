@@ -94,12 +94,28 @@ public final class Codec {
    * @throws IllegalArgumentException if the class (or a class inside it) is not registered
    */
   public byte[] encode(Object value) {
+    return (byte[]) encode(value, true);
+  }
+
+  /**
+   * How many bytes {@link #encode(Object)} would return, without copying them out: a check
+   * that a value can be encoded, and how large it is.
+   *
+   * @param value a registered object, or null
+   * @return the encoded size
+   * @throws IllegalArgumentException if the value cannot be encoded
+   */
+  public int encodedSize(Object value) {
+    return (Integer) encode(value, false);
+  }
+
+  private Object encode(Object value, boolean bytes) {
     Kryo k = kryos.obtain();
     Output out = outputs.obtain();
     try {
       out.reset();
       k.writeClassAndObject(out, value);
-      return out.toBytes();
+      return bytes ? out.toBytes() : (Object) out.position();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("cannot encode " + (value == null ? "null" : value.getClass().getName())
           + ": " + reason(e), e);
