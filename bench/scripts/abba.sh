@@ -7,15 +7,16 @@
 set -euo pipefail
 a=$1 b=$2 out=$3 rounds=$4 kind=$5
 shift 5
+extra=("$@")
 mkdir -p "$out"
 run() {
   local dir=$1 label=$2 n=$3
   local log="$out/$label-$n.log"
   case "$kind" in
     table1) java -Xmx6g -XX:+UseParallelGC -Djava.awt.headless=true -cp "$dir/eyrie-bench.jar" io.eyrie.bench.BenchMain \
-        table1 --out "$out/$label-$n" "$@" > "$log" 2>&1 ;;
+        table1 --out "$out/$label-$n" "${extra[@]}" > "$log" 2>&1 ;;
     demo) (cd "$out" && java -Xms2g -Xmx6g -XX:+UseG1GC -XX:+AlwaysPreTouch -Djava.awt.headless=true \
-        -jar "$dir/chirper.jar" demo "$@") > "$log" 2>&1 ;;
+        -jar "$dir/chirper.jar" demo "${extra[@]}") > "$log" 2>&1 ;;
   esac
   echo "== $label run $n"; grep -E "RESULT|DS-SMR|dssmr|cmd/s|p99|throughput" "$log" | tail -8
 }

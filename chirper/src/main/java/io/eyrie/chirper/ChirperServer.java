@@ -91,6 +91,11 @@ public final class ChirperServer extends StateMachine {
   }
 
   @Override
+  protected PRObject copyForRollback(PRObject object) {
+    return object instanceof User u ? u.copyForRollback() : null;
+  }
+
+  @Override
   protected PRObject createObject(Command c) {
     if (c.op() instanceof Ops.SeedUser s) {
       User u = new User(s.user(), s.community());

@@ -56,4 +56,20 @@ class ChirperCopyTest {
     Command read = Command.access(new Ops.GetTimeline(1), List.of(ObjId.valueOf(1)));
     assertSame(u, server.copyForPartitions(u, read));
   }
+
+  /** The copy a failed command puts back: the same user, unchanged by later writes to the original. */
+  @Test
+  void theCopyForRollbackKeepsTheStateBeforeTheCommand() {
+    Codec codec = new Codec(ChirperServer.registry());
+    User u = userWithATimeline();
+    byte[] before = codec.encode(u);
+    User copy = (User) server.copyForRollback(u);
+    u.followers.add(9L);
+    u.followees.add(8L);
+    u.addOwn(new Post(12, 1, 7, "later"));
+    u.addToTimeline(new Post(200, 4, 99, "later"));
+    u.removeAuthorFromTimeline(4);
+    assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(codec.encode(copy)),
+        "the copy holds exactly the state before the writes");
+  }
 }

@@ -523,13 +523,13 @@ final class PartitionServer implements Deliverer {
    */
   private CoreReply execute(Command cmd, Map<ObjId, PRObject> combined) {
     ObjId[] mine = new ObjId[cmd.objects().size()];
-    byte[][] before = new byte[mine.length][];
+    Object[] before = new Object[mine.length];
     int n = 0;
     for (ObjId id : cmd.objects()) {
       PRObject o = objects.get(id);
       if (o != null) {
         mine[n] = id;
-        before[n++] = codec.encode(o); // every stored object encodes: creates, moves and commands check it
+        before[n++] = copy(o);
       }
     }
     view = combined;
@@ -561,10 +561,27 @@ final class PartitionServer implements Deliverer {
     return CoreReply.ok(r);
   }
 
+  /**
+   * The copy of an object to put back if its command fails: the application's
+   * ({@link StateMachine#copyForRollback}), or the object's encoding (every stored object
+   * encodes: creates, moves and commands check it).
+   */
+  private Object copy(PRObject o) {
+    PRObject c = app.copyForRollback(o);
+    if (c == null) {
+      return codec.encode(o);
+    }
+    if (c == o || !o.getId().equals(c.getId()) || c.getClass() != o.getClass()) {
+      throw new IllegalStateException("copyForRollback returned " + (c == o ? "the object itself" : "another object")
+          + " for " + o.getId());
+    }
+    return c;
+  }
+
   /** Puts back the copies {@link #execute} took of a command's local objects. */
-  private void rollBack(ObjId[] ids, byte[][] copies, int n) {
+  private void rollBack(ObjId[] ids, Object[] copies, int n) {
     for (int i = 0; i < n; i++) {
-      objects.put(ids[i], (PRObject) codec.decode(copies[i]));
+      objects.put(ids[i], copies[i] instanceof byte[] b ? (PRObject) codec.decode(b) : (PRObject) copies[i]);
     }
   }
 

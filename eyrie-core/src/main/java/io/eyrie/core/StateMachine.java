@@ -97,6 +97,22 @@ public abstract class StateMachine {
   }
 
   /**
+   * Returns a copy of a local object taken before a command runs, which Eyrie puts back if the
+   * command fails (it throws, asks to retry, or leaves an object that cannot be encoded), or null
+   * for Eyrie's copy, the object's encoding (the default). Override it when a cheaper copy is at
+   * hand: an object with the same id and class whose state later writes to the original cannot
+   * change, for example new collections holding the same immutable elements. Called for every
+   * local object of every command that runs through the log; must be deterministic and must not
+   * change the object.
+   *
+   * @param object a local object the command declares
+   * @return the copy, or null for Eyrie's
+   */
+  protected PRObject copyForRollback(PRObject object) {
+    return null;
+  }
+
+  /**
    * Returns an object of the command being executed, or null if it does not exist.
    *
    * @param id the object's id

@@ -77,7 +77,19 @@ class PartitionServerTest {
     }
   }
 
-  static final class CounterServer extends StateMachine {
+  /** The counter server with its own copies for rollback (counted). */
+  static final class CopyingCounterServer extends CounterServer {
+    int copies;
+
+    @Override
+    protected PRObject copyForRollback(PRObject object) {
+      copies++;
+      Counter c = (Counter) object;
+      return new Counter(c.getId(), c.value);
+    }
+  }
+
+  static class CounterServer extends StateMachine {
     final List<ObjId> deleted = new java.util.ArrayList<>();
 
     @Override
@@ -495,6 +507,19 @@ class PartitionServerTest {
   }
 
   @Test
+  void theApplicationsOwnCopyIsWhatAFailedCommandPutsBack() {
+    CopyingCounterServer app = new CopyingCounterServer();
+    PartitionServer s = new PartitionServer(app, P0, CLUSTER, codec);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2))), P0, P0);
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s.deliver(c));
+    assertEquals(2, app.copies, "one copy per local object, the application's");
+    assertEquals(10, ((Counter) s.object(id(1))).value);
+    assertEquals(20, ((Counter) s.object(id(2))).value);
+  }
+
+  @Test
   void anSsmrCommandThatThrowsRollsBackItsLocalObjectsAtEveryPartition() {
     PartitionServer s0 = server(P0);
     PartitionServer s1 = server(P1);
@@ -540,7 +565,7 @@ class PartitionServerTest {
       }
     }
     assertEquals(new java.util.TreeSet<>(List.of("executeCommand", "createObject", "objectDeleted",
-        "copyForPartitions", "getObject", "retry", "partition")), reachable,
+        "copyForPartitions", "copyForRollback", "getObject", "retry", "partition")), reachable,
         "what a StateMachine can call or override; a new way to reach objects must keep to the declared set");
   }
 
