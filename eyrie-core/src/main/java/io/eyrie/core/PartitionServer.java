@@ -552,7 +552,7 @@ final class PartitionServer implements Deliverer {
       retries++;
       return CoreReply.retry(m.extra());
     }
-    String unencodable = unencodable(cmd, combined);
+    String unencodable = app.checkObjectsAfterCommands() ? unencodable(cmd, combined) : null;
     if (unencodable != null) {
       rollBack(mine, before, n);
       throw new IllegalStateException(unencodable + "; the command changed nothing");

@@ -113,6 +113,22 @@ public abstract class StateMachine {
   }
 
   /**
+   * Whether Eyrie checks after every command that the command's objects can still be encoded
+   * and fit in one channel item, and puts them back if not (the command then fails and changed
+   * nothing). True by default. The check encodes every object a command touches: for large
+   * objects (a Chirper user with its timeline) that is most of a write's CPU. Override it to
+   * return false when the objects' fields can only hold registered types and their size is
+   * bounded; an object that could no longer be encoded would then be found only when it must
+   * travel (its move or S-SMR command fails with an error and it stays where it is) or be
+   * snapshotted (its partition's snapshots fail, and its log is kept, until a command repairs it).
+   *
+   * @return true to check
+   */
+  protected boolean checkObjectsAfterCommands() {
+    return true;
+  }
+
+  /**
    * Returns an object of the command being executed, or null if it does not exist.
    *
    * @param id the object's id

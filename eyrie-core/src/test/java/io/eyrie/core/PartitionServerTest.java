@@ -77,9 +77,14 @@ class PartitionServerTest {
     }
   }
 
-  /** The counter server with its own copies for rollback (counted). */
+  /** The counter server with its own copies for rollback (counted), and no check after commands. */
   static final class CopyingCounterServer extends CounterServer {
     int copies;
+
+    @Override
+    protected boolean checkObjectsAfterCommands() {
+      return false;
+    }
 
     @Override
     protected PRObject copyForRollback(PRObject object) {
@@ -517,6 +522,13 @@ class PartitionServerTest {
     assertEquals(2, app.copies, "one copy per local object, the application's");
     assertEquals(10, ((Counter) s.object(id(1))).value);
     assertEquals(20, ((Counter) s.object(id(2))).value);
+    // Without the check, a command that spoils an object keeps its writes; the object then
+    // cannot travel: its move fails and it stays.
+    FakeExecutionContext spoil = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(1, "spoil"), id(1))), P0, P0);
+    assertEquals("done", ((CoreReply) s.deliver(spoil).replyValue()).value());
+    FakeExecutionContext move = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
+    assertTrue(s.deliver(move).isError());
+    assertTrue(s.localIds().contains(id(1)), "the object stays");
   }
 
   @Test
@@ -565,7 +577,8 @@ class PartitionServerTest {
       }
     }
     assertEquals(new java.util.TreeSet<>(List.of("executeCommand", "createObject", "objectDeleted",
-        "copyForPartitions", "copyForRollback", "getObject", "retry", "partition")), reachable,
+        "copyForPartitions", "copyForRollback", "checkObjectsAfterCommands", "getObject", "retry", "partition")),
+        reachable,
         "what a StateMachine can call or override; a new way to reach objects must keep to the declared set");
   }
 
