@@ -492,7 +492,7 @@ final class PartitionServer implements Deliverer {
     String why = null;
     try {
       Values v = Values.of(values);
-      if (!values.isEmpty()) {
+      if (!values.isEmpty() && !to.isEmpty()) {
         codec.decode(codec.encode(v)); // what the receivers will read: fails here, where it can be told
       }
       for (GroupId g : to) {
