@@ -480,6 +480,11 @@ final class ExecutionQueue {
     if (isData) {
       in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(value);
     }
+    itemArrived(id);
+  }
+
+  /** Gives a message that waits for items (off the queue, or parked at its head) its chance. */
+  private void itemArrived(MsgId id) {
     if (later.containsKey(id)) {
       resumeIfReady(id);
       startDeferred();
@@ -501,15 +506,7 @@ final class ExecutionQueue {
   void abandonedBy(GroupId from, MsgId id) {
     Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
     in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(null);
-    if (later.containsKey(id)) {
-      resumeIfReady(id);
-      startDeferred();
-      return;
-    }
-    Msg head = queue.peek();
-    if (head != null && head.start.id().equals(id) && parkedOn != null) {
-      run();
-    }
+    itemArrived(id);
   }
 
   void describeTo(StringBuilder b) {
