@@ -143,6 +143,7 @@ class OracleHookFailureTest {
         .value());
     assertArrayEquals(new long[] {30, 27}, (long[]) read(100, 101).value());
     assertEquals(Reply.Status.EXISTS, create(client, 100, 1).status());
+    assertAuditClean();
   }
 
   @Test
@@ -155,6 +156,7 @@ class OracleHookFailureTest {
     assertEquals(Reply.Status.NOT_FOUND, read(POISON_DELETED.value()).status());
     assertTrue(create(client, POISON_DELETED.value(), 4).isOk());
     assertArrayEquals(new long[] {4}, (long[]) read(POISON_DELETED.value()).value());
+    assertAuditClean();
   }
 
   @Test
@@ -167,5 +169,12 @@ class OracleHookFailureTest {
     assertEquals("ok", get(client.sendAccess(Command.access(new BankOps.Transfer(200, 201, 5), id(200), id(201))))
         .value());
     assertArrayEquals(new long[] {0, 11}, (long[]) read(200, 201).value());
+    assertAuditClean();
+  }
+
+  /** The oracle's map and the partitions agree (the refused commands left nothing behind). */
+  static void assertAuditClean() throws Exception {
+    io.eyrie.core.AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
+    assertTrue(r.clean(), r.toString());
   }
 }
