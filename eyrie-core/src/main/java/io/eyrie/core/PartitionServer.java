@@ -217,10 +217,14 @@ final class PartitionServer implements Deliverer {
       held.remove(id);
     }
     if (p instanceof Msgs.PartitionChange) {
-      io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) ctx.received(cluster.oracle()).get(0);
-      retired.clear();
-      retired.addAll(t.retired());
+      // Whatever the oracle did, the change no longer holds moves back; a change the oracle
+      // abandoned (a reused message id) changed no table.
       tableChanges.remove(ctx.id());
+      if (ctx.abandonedBy().isEmpty()) {
+        io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) ctx.received(cluster.oracle()).get(0);
+        retired.clear();
+        retired.addAll(t.retired());
+      }
       return Execution.done();
     }
     if (p instanceof MoveReq m) {
@@ -240,15 +244,26 @@ final class PartitionServer implements Deliverer {
       ctx.send(cluster.oracle(), new Begun(self));
       return Execution.reply(CoreReply.ok(v.objects().size()));
     } else if (p instanceof CreateReq c) {
-      Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
-      return Execution.reply(create(c.cmd(), v));
+      return Execution.reply(create(c.cmd(), verdict(ctx)));
     } else if (p instanceof DeleteReq d) {
-      Verdict v = (Verdict) ctx.received(cluster.oracle()).get(0);
-      return Execution.reply(delete(d.cmd(), v));
+      return Execution.reply(delete(d.cmd(), verdict(ctx)));
     } else if (p instanceof SsmrReq s) {
       return ssmrExecute(ctx, s);
     }
     return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
+  }
+
+  /**
+   * The oracle's verdict on a create or delete; REFUSED if a destination abandoned the command
+   * (a reused message id: the oracle refuses it too), so that the object made for a create is
+   * dropped and nothing changes, as after any refusal.
+   */
+  private Verdict verdict(ExecutionContext ctx) {
+    if (!ctx.abandonedBy().isEmpty()) {
+      return new Verdict(Msgs.REFUSED, null, "its message id was reused with other content; " + ctx.abandonedBy()
+          + " did not execute it");
+    }
+    return (Verdict) ctx.received(cluster.oracle()).get(0);
   }
 
   /** The objects a message reads, writes, creates, deletes or moves. */
@@ -441,10 +456,10 @@ final class PartitionServer implements Deliverer {
   private Execution ssmrExecute(ExecutionContext ctx, SsmrReq s) {
     Command cmd = s.cmd();
     if (cmd.kind() == Command.Kind.CREATE) {
-      return Execution.reply(create(cmd, (Verdict) ctx.received(cluster.oracle()).get(0)));
+      return Execution.reply(create(cmd, verdict(ctx)));
     }
     if (cmd.kind() == Command.Kind.DELETE) {
-      return Execution.reply(delete(cmd, (Verdict) ctx.received(cluster.oracle()).get(0)));
+      return Execution.reply(delete(cmd, verdict(ctx)));
     }
     // The combined view: local objects (writes stick) and copies of the others' (writes vanish).
     TreeMap<ObjId, PRObject> combined = new TreeMap<>();

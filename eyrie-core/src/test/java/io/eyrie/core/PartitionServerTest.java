@@ -286,6 +286,32 @@ class PartitionServerTest {
   }
 
 
+  /**
+   * A partition change or a create that another destination abandoned (a reused message id)
+   * ends cleanly here: moves out are no longer held back, and the create is refused, its object
+   * dropped.
+   */
+  @Test
+  void anAbandonedPartitionChangeOrCreateEndsCleanly() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    FakeExecutionContext change = ctx(P0, new Msgs.PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
+    s.deliver(change);
+    change.abandon(ORACLE);
+    assertFalse(s.resume(change).isError());
+    FakeExecutionContext move = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
+    assertEquals(Msgs.OK, ((CoreReply) s.deliver(move).replyValue()).status(), "moves out are not held back");
+
+    FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(5), 3L), P0), P0, ORACLE, P0);
+    s.deliver(c);
+    c.abandon(ORACLE);
+    CoreReply r = (CoreReply) s.resume(c).replyValue();
+    assertEquals(Msgs.REFUSED, r.status(), String.valueOf(r.value()));
+    assertNull(s.object(id(5)));
+    create(s, P0, 5, 4);
+    assertEquals(4, ((Counter) s.object(id(5))).value, "a later create of it is made afresh");
+  }
+
   @Test
   void ssmrCommandSeesRemoteCopiesAndWritesOnlyItsOwnObjects() {
     PartitionServer a = server(P0);

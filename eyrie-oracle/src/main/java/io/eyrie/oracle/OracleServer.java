@@ -39,8 +39,8 @@ import java.util.TreeMap;
  * meanwhile; what keeps the map right is that the changes to one object are applied in the
  * oracle's delivery order: a create, delete or move of an object that has an earlier one still
  * waiting is queued behind it ({@link #chains}) and applied when its turn comes. A move waits for
- * its source's Begun, which says whether the values left: the map follows only a move that
- * shipped. A create waits for a Begun that may refuse it (the partition's application could not
+ * its destination's Begun, which says whether the objects arrived: the map follows only a move
+ * that took place. A create waits for a Begun that may refuse it (the partition's application could not
  * make the object): then the verdict is REFUSED and the map never names the object.
  */
 final class OracleServer implements Deliverer {
@@ -53,13 +53,8 @@ final class OracleServer implements Deliverer {
    * it in delivery order (message ids), first the oldest waiting one. Replicated and in the
    * snapshot.
    */
-  private final TreeMap<ObjId, ArrayDeque<Object>> chains = new TreeMap<>();
+  private final TreeMap<ObjId, ArrayDeque<MsgId>> chains = new TreeMap<>();
 
-  /**
-   * A move of one object queued behind a waiting create or delete of it, as snapshots written
-   * before moves waited for their source held them (read, applied in turn, never made now).
-   */
-  record QueuedMove(GroupId src, GroupId dst) {}
   private final GroupId self;
   private final ClusterConfig cluster;
   /**
@@ -176,11 +171,19 @@ final class OracleServer implements Deliverer {
       table.put(g, false);
     }
     tableChanged();
-    io.eyrie.core.PartitionTable t = table();
-    for (GroupId p : partitionsOf(ctx)) {
-      ctx.send(p, t);
-    }
+    io.eyrie.core.PartitionTable t = sendTable(ctx);
     return refused == null ? Execution.reply(t) : Execution.error(refused);
+  }
+
+  /** Sends the partition table to the partitions a partition change reached; returns it. */
+  private io.eyrie.core.PartitionTable sendTable(ExecutionContext ctx) {
+    io.eyrie.core.PartitionTable t = table();
+    for (GroupId g : partitionsOf(ctx)) {
+      if (ctx.partitions().contains(g)) {
+        ctx.send(g, t);
+      }
+    }
+    return t;
   }
 
   /**
@@ -379,13 +382,7 @@ final class OracleServer implements Deliverer {
     String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
       if (p instanceof Msgs.PartitionChange) {
-        // The partitions it reached wait for the table (their moves out wait with them): send it.
-        io.eyrie.core.PartitionTable t = table();
-        for (GroupId g : partitionsOf(ctx)) {
-          if (ctx.partitions().contains(g)) {
-            ctx.send(g, t);
-          }
-        }
+        sendTable(ctx); // the partitions it reached wait for the table (their moves out wait with them)
       }
       return Execution.error(invalid);
     }
@@ -426,7 +423,7 @@ final class OracleServer implements Deliverer {
       // the map stays, wherever the move is in the chains (review N4).
       boolean abandoned = !ctx.abandonedBy().isEmpty();
       for (ObjId id : ids) {
-        ArrayDeque<Object> chain = chains.get(id);
+        ArrayDeque<MsgId> chain = chains.get(id);
         if (!abandoned && (chain == null || !ctx.id().equals(chain.peek()))) {
           return Execution.resumeLater(List.of(m.dst())); // an earlier command on an object goes first
         }
@@ -450,7 +447,7 @@ final class OracleServer implements Deliverer {
       return Execution.error("nothing to resume for " + (p == null ? null : p.getClass().getSimpleName()));
     }
     ObjId id = cmd.target();
-    ArrayDeque<Object> chain = chains.get(id);
+    ArrayDeque<MsgId> chain = chains.get(id);
     // A partition that ended the command without executing it (a reused message id) sends no
     // Begun: the command is refused at once, wherever it is in the chain (review N4).
     boolean abandoned = !ctx.abandonedBy().isEmpty();
@@ -473,19 +470,15 @@ final class OracleServer implements Deliverer {
   }
 
   /**
-   * Takes a command out of an object's chain (its head, or anywhere for one a destination
-   * abandoned), and applies the queued moves of older snapshots that reach the head.
+   * Takes a command out of an object's chain: its head, or anywhere for one a destination
+   * abandoned.
    */
   private void pop(ObjId id, MsgId msg) {
-    ArrayDeque<Object> chain = chains.get(id);
+    ArrayDeque<MsgId> chain = chains.get(id);
     if (chain == null) {
       return;
     }
     chain.remove(msg);
-    while (chain.peek() instanceof QueuedMove m) {
-      chain.poll();
-      move(id, m.src(), m.dst());
-    }
     if (chain.isEmpty()) {
       chains.remove(id);
     }
@@ -644,21 +637,14 @@ final class OracleServer implements Deliverer {
       out.writeString(e.getValue().name());
     }
     out.writeVarInt(chains.size(), true);
-    for (Map.Entry<ObjId, ArrayDeque<Object>> e : chains.entrySet()) {
+    for (Map.Entry<ObjId, ArrayDeque<MsgId>> e : chains.entrySet()) {
       out.writeLong(e.getKey().value());
       out.writeVarInt(e.getValue().size(), true);
-      for (Object o : e.getValue()) {
-        if (o instanceof MsgId m) {
-          out.writeBoolean(true);
-          out.writeLong(m.client());
-          out.writeLong(m.seq());
-          out.writeVarInt(m.attempt(), true);
-        } else {
-          QueuedMove q = (QueuedMove) o;
-          out.writeBoolean(false);
-          out.writeString(q.src().name());
-          out.writeString(q.dst().name());
-        }
+      for (MsgId m : e.getValue()) {
+        out.writeBoolean(true); // (false marked a queued move, in snapshots before issue 26)
+        out.writeLong(m.client());
+        out.writeLong(m.seq());
+        out.writeVarInt(m.attempt(), true);
       }
     }
     Object extra = app.extraState();
@@ -691,12 +677,15 @@ final class OracleServer implements Deliverer {
     }
     int c = in.readVarInt(true);
     for (int i = 0; i < c; i++) {
-      ArrayDeque<Object> chain = new ArrayDeque<>();
+      ArrayDeque<MsgId> chain = new ArrayDeque<>();
       chains.put(ObjId.valueOf(in.readLong()), chain);
       int k = in.readVarInt(true);
       for (int j = 0; j < k; j++) {
-        chain.add(in.readBoolean() ? MsgId.valueOf(in.readLong(), in.readLong(), in.readVarInt(true))
-            : new QueuedMove(GroupId.valueOf(in.readString()), GroupId.valueOf(in.readString())));
+        if (!in.readBoolean()) {
+          throw new IllegalStateException("an oracle snapshot written before issue 26 (a queued move): this version"
+              + " cannot read it; partition snapshots of that version are not readable either");
+        }
+        chain.add(MsgId.valueOf(in.readLong(), in.readLong(), in.readVarInt(true)));
       }
     }
     byte[] extra = in.readBytes(in.readVarInt(true));
