@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * The result of a placement audit: the oracle's map against the partitions' contents. Run it
- * when no command is in flight; a move in progress shows up as a missing object.
+ * when no command is in flight: {@link Client#audit()} reports only what lasts over a second of
+ * looks, so a move or create that is finishing is not reported, but one that runs all along is.
  *
  * @param objects objects in the oracle's map
  * @param missing objects the oracle places in a partition that does not hold them

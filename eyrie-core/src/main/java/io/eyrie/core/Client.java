@@ -306,7 +306,11 @@ public final class Client implements AutoCloseable {
   /**
    * Compares the oracle's map with the partitions' contents and reports every object that is
    * missing, duplicated, misplaced or unknown to the oracle. Asks a node for the cluster's view
-   * first, so partitions added to the running cluster are audited too.
+   * first, so partitions added to the running cluster are audited too. The map and the
+   * partitions are not read at one instant, so a discrepancy is reported only if it lasts: a
+   * report that is not clean is taken again (four looks, a quarter of a second apart) and keeps
+   * what every look found. A command still finishing at one of its destinations, though already
+   * acknowledged by another, is not reported; a move that keeps running through all the looks is.
    *
    * @return the report
    */

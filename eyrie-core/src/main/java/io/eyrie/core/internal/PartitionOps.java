@@ -187,9 +187,43 @@ public final class PartitionOps {
     }).thenCompose(f -> f);
   }
 
-  /** See {@link Client#audit}. */
+  /** How many times an audit looks before it reports a discrepancy (see {@link #audit}). */
+  static final int AUDIT_PASSES = 4;
+  /** The pause between two looks of an audit. */
+  static final long AUDIT_PAUSE_MS = 250;
+
+  /**
+   * See {@link Client#audit}. The map and the partitions are read at slightly different times,
+   * and a command acknowledged by one destination may still be finishing at another (an S-SMR
+   * create is answered by the first partition while the oracle's verdict is on its way to the
+   * one that makes the object). So a report that is not clean is taken again, up to
+   * {@link #AUDIT_PASSES} looks {@link #AUDIT_PAUSE_MS} apart, and only what every look found
+   * wrong, in the same way, is reported: a lasting discrepancy is in every look.
+   */
   public CompletableFuture<AuditReport> audit() {
-    return net.refreshView().handle((v, e) -> v).thenCompose(v -> auditKnown());
+    return net.refreshView().handle((v, e) -> v).thenCompose(v -> auditKnown()).thenCompose(r -> lookAgain(r, 1));
+  }
+
+  private CompletableFuture<AuditReport> lookAgain(AuditReport found, int looks) {
+    if (found.clean() || looks >= AUDIT_PASSES) {
+      return CompletableFuture.completedFuture(found);
+    }
+    java.util.concurrent.Executor later = CompletableFuture.delayedExecutor(AUDIT_PAUSE_MS, TimeUnit.MILLISECONDS, timer);
+    return CompletableFuture.supplyAsync(() -> null, later).thenCompose(x -> auditKnown())
+        .thenCompose(r -> lookAgain(inBoth(found, r), looks + 1));
+  }
+
+  /** The later report, with only the discrepancies the earlier one also found. */
+  static AuditReport inBoth(AuditReport earlier, AuditReport later) {
+    return new AuditReport(later.objects(), common(earlier.missing(), later.missing()),
+        common(earlier.duplicated(), later.duplicated()), common(earlier.misplaced(), later.misplaced()),
+        common(earlier.unknown(), later.unknown()), later.perPartition());
+  }
+
+  private static List<ObjId> common(List<ObjId> a, List<ObjId> b) {
+    List<ObjId> out = new ArrayList<>(b);
+    out.retainAll(new TreeSet<>(a));
+    return out;
   }
 
   private CompletableFuture<AuditReport> auditKnown() {
