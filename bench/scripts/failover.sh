@@ -7,12 +7,15 @@
 #   bench/scripts/failover.sh [OUT_DIR] [--victim N] [--duration S] [--kill-at S] [--down S]
 #
 # Defaults: OUT_DIR bench/results/failover, victim node 2, 45 s of load, kill 15 s into the
-# load, restart 12 s later. Ports: a random block above 20000 (the cluster file is written to
-# OUT_DIR/cluster.conf). Exit code: that of the load (1 if a command failed or timed out).
+# load, restart 12 s later. Ports: a free block between 10000 and 32000, below Linux's ephemeral
+# range (32768-60999), so no outgoing connection can hold one (the cluster file is written to
+# OUT_DIR/cluster.conf). The load starts only once every node answers /ready, and the restarted
+# node must answer it again; a node that never does fails the run (exit 3). Otherwise the exit
+# code is that of the load (1 if a command failed or timed out).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 if [[ "${1:-}" == --help ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 out=bench/results/failover
@@ -27,11 +30,28 @@ while [[ $# -gt 0 ]]; do
     *) echo "failover.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+for tool in curl ss; do
+  command -v "$tool" > /dev/null || { echo "failover: needs $tool (apt-get install curl iproute2)" >&2; exit 3; }
+done
 cd "$root"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 data="$(mktemp -d /tmp/eyrie-failover.XXXXXX)"
-base=$(( 20000 + RANDOM % 20000 ))
+# A port is free if nothing listens on it and nothing is connected from or to it.
+port_free() { ! ss -Htan "( sport = :$1 or dport = :$1 )" 2> /dev/null | grep -q .; }
+block_free() { # base: raft base+1..3, client base+11..13, metrics base+21..23
+  local o
+  for o in 1 2 3 11 12 13 21 22 23; do port_free $(( $1 + o )) || return 1; done
+}
+for _ in $(seq 1 50); do
+  base=$(( 10000 + (RANDOM % 2200) * 10 ))
+  block_free "$base" && break
+  base=
+done
+if [[ -z "$base" ]]; then
+  echo "failover: found no free block of ports between 10000 and 32000" >&2
+  exit 3
+fi
 {
   for n in 1 2 3; do echo "node $n 127.0.0.1 raft=$((base + n)) client=$((base + 10 + n))"; done
   echo "group oracle oracle 1,2,3"
@@ -41,8 +61,20 @@ bin/chirper --help > /dev/null # builds the jar on first use
 
 pids=()
 start_node() { # id
-  bin/chirper node --cluster "$out/cluster.conf" --id "$1" --data "$data/n$1" >> "$out/node$1.log" 2>&1 &
+  bin/chirper node --cluster "$out/cluster.conf" --id "$1" --data "$data/n$1" --metrics-port $(( base + 20 + $1 )) \
+    >> "$out/node$1.log" 2>&1 &
   pids[$1]=$!
+}
+await_ready() { # id: until the node's /ready answers 200, or fail the run
+  local deadline=$(( SECONDS + 120 ))
+  until curl -fsS -o /dev/null "http://127.0.0.1:$(( base + 20 + $1 ))/ready" 2> /dev/null; do
+    if ! kill -0 "${pids[$1]}" 2> /dev/null || (( SECONDS > deadline )); then
+      echo "failover: node $1 never became ready (see $out/node$1.log)" | tee -a "$out/summary.txt"
+      tail -5 "$out/node$1.log" >&2 || true
+      exit 3
+    fi
+    sleep 0.2
+  done
 }
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
@@ -52,6 +84,7 @@ cleanup() {
 trap cleanup EXIT
 : > "$out/node1.log"; : > "$out/node2.log"; : > "$out/node3.log"
 for n in 1 2 3; do start_node "$n"; done
+for n in 1 2 3; do await_ready "$n"; done
 
 echo "failover: nodes up on ports from $base; loading (setup first), $duration s of Mix" | tee "$out/summary.txt"
 load_log="$out/load.txt"
@@ -75,6 +108,8 @@ wait "${pids[$victim]}" 2> /dev/null || true
 sleep "$down"
 echo "failover: restarting node $victim at $(date -u +%T)" | tee -a "$out/summary.txt"
 start_node "$victim"
+await_ready "$victim"
+echo "failover: node $victim ready again at $(date -u +%T)" | tee -a "$out/summary.txt"
 code=0
 wait "$load" || code=$?
 sed -n '/Chirper summary/,$p' "$load_log" | tee -a "$out/summary.txt"

@@ -19,6 +19,7 @@ import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import java.util.ArrayList;
 import java.util.List;
+import io.eyrie.multicast.testing.ExpectedErrors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,9 @@ import org.junit.jupiter.api.Timeout;
  * error reply, deterministically, and the group keeps serving.
  */
 @Timeout(60)
+// The reused-id tests provoke exactly these, and a node must say them loudly.
+@ExpectedErrors({"with other content", "the id was reused", "holds another message with the id",
+    "without executing it \\(its id was reused\\)"})
 class GroupStateRobustnessTest {
   private final RulesSupport t = new RulesSupport();
 

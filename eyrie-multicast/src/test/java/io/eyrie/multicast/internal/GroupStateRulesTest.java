@@ -24,6 +24,7 @@ import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.Started;
 import java.util.List;
 import java.util.Set;
+import io.eyrie.multicast.testing.ExpectedErrors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -260,6 +261,7 @@ class GroupStateRulesTest {
   }
 
   @Test
+  @ExpectedErrors("dropping channel batch from unknown group")
   void channelIgnoresGapsAndDuplicatesAndTrimsOnAcknowledgement() {
     SimDeliverer app = new SimDeliverer(null);
     GroupState s = t.group(G0, app);
