@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.eyrie.core.internal.AccessSampler;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.core.protocol.Msgs.CoreReply;
 import io.eyrie.multicast.ClusterConfig;
@@ -209,14 +210,14 @@ class PartitionServerTest {
     PartitionServer s = server(P0);
     create(s, P0, 1, 0);
     create(s, P0, 2, 0);
-    for (int i = 0; i < 4 * PartitionServer.SAMPLE_EVERY; i++) {
+    for (int i = 0; i < 4 * AccessSampler.SAMPLE_EVERY; i++) {
       s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1), id(2))), P0, P0));
       s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1))), P0, P0)); // one object: no edge
     }
     Msgs.Observed o = (Msgs.Observed) s.query(new Msgs.SamplesReq());
-    assertEquals(4, o.accesses().size(), "one in " + PartitionServer.SAMPLE_EVERY + " of the two-object commands");
+    assertEquals(4, o.accesses().size(), "one in " + AccessSampler.SAMPLE_EVERY + " of the two-object commands");
     assertArrayEquals(new long[] {1, 2}, o.accesses().get(0));
-    assertEquals(PartitionServer.SAMPLE_EVERY, o.weight(), "each sample stands for that many commands");
+    assertEquals(AccessSampler.SAMPLE_EVERY, o.weight(), "each sample stands for that many commands");
     assertTrue(((Msgs.Observed) s.query(new Msgs.SamplesReq())).accesses().isEmpty(), "handed over once");
   }
 
