@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.eyrie.core.internal.AccessSampler;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.core.protocol.Msgs.CoreReply;
 import io.eyrie.multicast.ClusterConfig;
@@ -209,14 +210,14 @@ class PartitionServerTest {
     PartitionServer s = server(P0);
     create(s, P0, 1, 0);
     create(s, P0, 2, 0);
-    for (int i = 0; i < 4 * PartitionServer.SAMPLE_EVERY; i++) {
+    for (int i = 0; i < 4 * AccessSampler.SAMPLE_EVERY; i++) {
       s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1), id(2))), P0, P0));
       s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1))), P0, P0)); // one object: no edge
     }
     Msgs.Observed o = (Msgs.Observed) s.query(new Msgs.SamplesReq());
-    assertEquals(4, o.accesses().size(), "one in " + PartitionServer.SAMPLE_EVERY + " of the two-object commands");
+    assertEquals(4, o.accesses().size(), "one in " + AccessSampler.SAMPLE_EVERY + " of the two-object commands");
     assertArrayEquals(new long[] {1, 2}, o.accesses().get(0));
-    assertEquals(PartitionServer.SAMPLE_EVERY, o.weight(), "each sample stands for that many commands");
+    assertEquals(AccessSampler.SAMPLE_EVERY, o.weight(), "each sample stands for that many commands");
     assertTrue(((Msgs.Observed) s.query(new Msgs.SamplesReq())).accesses().isEmpty(), "handed over once");
   }
 
@@ -630,5 +631,84 @@ class PartitionServerTest {
     assertTrue(t.localIds().isEmpty());
     TreeMap<ObjId, PRObject> none = new TreeMap<>();
     assertEquals(none.keySet(), t.localIds());
+  }
+
+  /**
+   * A partition with every part of its replicated state in use: objects, counters, an S-SMR
+   * access holding its objects, commands blocked behind it, a create waiting for its verdict
+   * (its object made), a retired partition, and a partition change waiting for its table.
+   */
+  PartitionServer populated() {
+    PartitionServer s = server(P0);
+    create(s, P0, 1, 10);
+    create(s, P0, 2, 20);
+    create(s, P0, 3, 30);
+    s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1), id(7))), P0, P0)); // a retry
+    s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Widen(7), id(1))), P0, P0)); // the application's retry
+    PartitionServer p1 = server(P1);
+    create(p1, P1, 4, 40);
+    Msgs.SsmrReq both = new Msgs.SsmrReq(Command.access(new Add(1), id(3), id(4)));
+    FakeExecutionContext c0 = ctx(P0, both, P0, P0, P1);
+    FakeExecutionContext c1 = ctx(P1, both, P0, P0, P1);
+    s.deliver(c0);
+    p1.deliver(c1);
+    c1.forwardTo(c0);
+    assertEquals(71L, ((CoreReply) s.resume(c0).replyValue()).value(), "31 + 40");
+    FakeExecutionContext retire = ctx(P0, new Msgs.PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
+    s.deliver(retire);
+    TreeMap<GroupId, PartitionTable.State> states = new TreeMap<>();
+    states.put(P0, PartitionTable.State.ACTIVE);
+    states.put(P1, PartitionTable.State.RETIRED);
+    retire.receive(ORACLE, new PartitionTable(states, new TreeMap<>()));
+    s.resume(retire);
+    s.deliver(ctx(P0, new Msgs.PartitionChange(P1, true), ORACLE, ORACLE, P0, P1)); // waits for its table
+    s.deliver(ctx(P0, new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1)); // holds 1 and 9
+    s.deliver(ctx(P0, new Msgs.CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0)); // holds 6, made
+    assertTrue(s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(2), id(1))), P0, P0)).isBlocked());
+    assertTrue(s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(3)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked());
+    return s;
+  }
+
+  /**
+   * The snapshot of {@link #populated()} as this version writes it (its message ids are those
+   * of one run). A replica must read the snapshots its predecessors wrote: changing how a
+   * partition encodes its state changes these bytes and fails this test.
+   */
+  static final String POPULATED_SNAPSHOT = "0501020366010200146601040028660106003e03020c120170b10102c201000166010c0078"
+      + "0202c8010002020402ca01000106";
+
+  @Test
+  void aPopulatedSnapshotIsReadAndWrittenByteForByte() {
+    byte[] written = java.util.HexFormat.of().parseHex(POPULATED_SNAPSHOT);
+    PartitionServer s = server(P0);
+    s.restore(written);
+    assertArrayEquals(written, s.snapshot(), "read and written again alike");
+    assertEquals(List.of(id(1), id(2), id(3)), List.copyOf(s.localIds()));
+    assertEquals(31L, ((Counter) s.object(id(3))).value);
+    Msgs.PartitionStatsReply stats = (Msgs.PartitionStatsReply) s.query(new Msgs.StatsReq(false));
+    assertEquals(List.of(3L, 5L, 1L, 2L), List.of(stats.objects(), stats.executed(), stats.multiPartition(),
+        stats.retries()), "objects, executed, multi-partition, retries");
+    for (long held : new long[] {1, 9, 6}) {
+      assertEquals(Msgs.BUSY, read(s, new Sum(), held).status(), "object " + held + " is held");
+    }
+    for (long claimed : new long[] {2, 3}) {
+      assertEquals(Msgs.BUSY, read(s, new Sum(), claimed).status(), "object " + claimed + " is claimed by a blocked command");
+    }
+    assertTrue(s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(5)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked(),
+        "a move out waits for the table of the change in progress");
+    FakeExecutionContext made = ctx(P0, new Msgs.CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0);
+    made.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
+    assertEquals(Msgs.OK, ((CoreReply) s.resume(made).replyValue()).status());
+    assertEquals(60L, ((Counter) s.object(id(6))).value, "the object made before the snapshot is installed");
+  }
+
+  @Test
+  void aPopulatedPartitionRestoresToTheSameState() {
+    PartitionServer s = populated();
+    PartitionServer t = server(P0);
+    t.restore(s.snapshot());
+    assertArrayEquals(s.snapshot(), t.snapshot());
+    t.restore(new byte[0]);
+    assertArrayEquals(server(P0).snapshot(), t.snapshot(), "an empty snapshot clears everything");
   }
 }
