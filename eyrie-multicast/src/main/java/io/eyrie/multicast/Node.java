@@ -838,15 +838,6 @@ public final class Node implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Wire.ClientReply> relay(Wire.RelayRequest request) {
-      return channels.relayed(request.group(), request.entry()).handle((body, err) -> err == null
-          ? new Wire.ClientReply(request.requestId(), GroupState.OK, body, null, 0)
-          : new Wire.ClientReply(request.requestId(), GroupState.UNAVAILABLE, null,
-              String.valueOf(err instanceof java.util.concurrent.CompletionException && err.getCause() != null
-                  ? err.getCause().getMessage() : err.getMessage()), 0));
-    }
-
-    @Override
     public CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {
       ClusterConfig c = cluster;
       ClusterConfig.Builder b = ClusterConfig.newBuilder();
