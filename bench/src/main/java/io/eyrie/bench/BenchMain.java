@@ -62,12 +62,11 @@ public final class BenchMain {
       "throughput and latency of multicasts to 1, 2 and 4 groups next to raw Ratis", """
       usage: bin/bench multicast [--duration 20s] [--warmup 5s] [--clients N] [--window W] [--out DIR]
                                  [--groups 1,2,4] [--raw true|false] [--dssmr true|false] [--isolated N]
-                                 [--channel-window N] [--submit-in-flight N] [--bundle true|false] [--relay true|false]
-                                 [--event-loop-threads N]
+                                 [--channel-window N] [--submit-in-flight N] [--event-loop-threads N]
 
         An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results).""",
       Set.of("duration", "warmup", "clients", "window", "out", "groups", "raw", "dssmr", "isolated",
-          "channel-window", "submit-in-flight", "bundle", "relay", "event-loop-threads"),
+          "channel-window", "submit-in-flight", "event-loop-threads"),
       Set.of(), Set.of("duration", "warmup"), MulticastBenchmark::main);
 
   static final Command TABLE1 = new Bench("table1",

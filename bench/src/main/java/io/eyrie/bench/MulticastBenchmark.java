@@ -41,7 +41,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * <pre>
  * bin/bench multicast [--duration 20] [--warmup 5] [--clients 8] [--window 16] [--out bench/results]
  *     [--isolated 300] [--dssmr true] [--raw true] [--groups 1,2,4] [--event-loop-threads N] [--channel-window W]
- *     [--submit-in-flight F] [--bundle true|false] [--relay true|false] [--jit-warmup 120]
+ *     [--submit-in-flight F] [--jit-warmup 120]
  * </pre>
  *
  * <p>{@code --isolated} multicasts one at a time per group count (0 skips that phase); {@code
@@ -113,12 +113,6 @@ public final class MulticastBenchmark {
     if (o.containsKey("submit-in-flight")) {
       nob.submitInFlight(Integer.parseInt(o.get("submit-in-flight")));
     }
-    if (o.containsKey("bundle")) {
-      nob.bundle(Boolean.parseBoolean(o.get("bundle")));
-    }
-    if (o.containsKey("relay")) {
-      nob.relay(Boolean.parseBoolean(o.get("relay")));
-    }
     NodeOptions nodeOptions = nob.build();
     int duration = Integer.parseInt(o.getOrDefault("duration", "20"));
     int warmup = Integer.parseInt(o.getOrDefault("warmup", "5"));
@@ -130,10 +124,10 @@ public final class MulticastBenchmark {
     List<Row> rows = new ArrayList<>();
 
     System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured; %s=%s, channel window %d,"
-        + " submit in flight %d, bundle %s, relay %s%n", clients, window, warmup, duration,
+        + " submit in flight %d%n", clients, window, warmup, duration,
         NodeOptions.EVENT_LOOP_THREADS_PROPERTY,
         System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY),
-        nodeOptions.channelWindow(), nodeOptions.submitInFlight(), nodeOptions.bundle(), nodeOptions.relay());
+        nodeOptions.channelWindow(), nodeOptions.submitInFlight());
     if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline()) {
       List<RaftClient> rc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
@@ -236,7 +230,7 @@ public final class MulticastBenchmark {
     return m;
   }
 
-  /** Ratis log entries written through the nodes' traffic counters (start entries and channel batches, bundled or not). */
+  /** Ratis log entries written through the nodes' traffic counters (start entries and channel batches). */
   public static long logEntries(EmbeddedCluster c) {
     return traffic(c).get("log");
   }

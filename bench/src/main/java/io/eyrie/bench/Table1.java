@@ -81,8 +81,7 @@ public final class Table1 {
    * @param samples per-second samples of warm-up and window
    * @param largestShare the largest partition's share of the objects at the end of the cell
    *     (the oracle's map; 1/P is perfectly balanced)
-   * @param logEntries Ratis log entries per command (start entries and channel batches, fewer than
-   *     their sum when a node bundles them)
+   * @param logEntries Ratis log entries per command (start entries plus channel batches)
    */
   record Cell(String workload, int partitions, String mode, double tput, double p50, double p99, long completed,
       long timeouts, double movesPerSec, double multiShare, double startEntries, double channelBatches,

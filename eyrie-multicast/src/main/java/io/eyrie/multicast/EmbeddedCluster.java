@@ -2,8 +2,6 @@ package io.eyrie.multicast;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -388,31 +386,9 @@ public final class EmbeddedCluster implements AutoCloseable {
       if (app != null) {
         options = options.toBuilder().registry(app.registry()).build();
       }
-      int r = replication <= 0 ? nodes : Math.min(replication, nodes);
       try {
         Path dir = storage != null ? storage : Files.createTempDirectory("eyrie-cluster-");
-        ClusterConfig.Builder cb = ClusterConfig.newBuilder();
-        try (PortBlock ports = new PortBlock(2 * nodes)) {
-          for (int i = 1; i <= nodes; i++) {
-            cb.node(i, "127.0.0.1", ports.port(2 * (i - 1)), ports.port(2 * (i - 1) + 1));
-          }
-        }
-        List<String> names = new ArrayList<>();
-        if (oracle) {
-          names.add("oracle");
-        }
-        for (int p = 0; p < partitions; p++) {
-          names.add("p" + p);
-        }
-        for (int gi = 0; gi < names.size(); gi++) {
-          List<Integer> members = new ArrayList<>();
-          for (int k = 0; k < r; k++) {
-            members.add((gi + k) % nodes + 1);
-          }
-          cb.group(GroupId.valueOf(names.get(gi)),
-              names.get(gi).equals("oracle") ? ClusterConfig.Kind.ORACLE : ClusterConfig.Kind.PARTITION, members);
-        }
-        EmbeddedCluster c = new EmbeddedCluster(this, cb.build(), dir);
+        EmbeddedCluster c = new EmbeddedCluster(this, LoopbackLayout.of(nodes, partitions, oracle, replication), dir);
         try {
           c.restartAll();
           c.awaitLeaders(Duration.ofSeconds(60));
@@ -427,31 +403,6 @@ public final class EmbeddedCluster implements AutoCloseable {
         return c;
       } catch (IOException e) {
         throw new UncheckedIOException("starting an embedded cluster", e);
-      }
-    }
-  }
-
-  /** Free loopback ports, found by binding and releasing. */
-  private static final class PortBlock implements AutoCloseable {
-    private final List<ServerSocket> sockets = new ArrayList<>();
-
-    PortBlock(int n) throws IOException {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket();
-        s.setReuseAddress(true);
-        s.bind(new InetSocketAddress("127.0.0.1", 0));
-        sockets.add(s);
-      }
-    }
-
-    int port(int i) {
-      return sockets.get(i).getLocalPort();
-    }
-
-    @Override
-    public void close() throws IOException {
-      for (ServerSocket s : sockets) {
-        s.close();
       }
     }
   }

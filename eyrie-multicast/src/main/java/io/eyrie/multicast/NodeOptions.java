@@ -48,28 +48,6 @@ public final class NodeOptions {
    */
   public static final int SUBMIT_IN_FLIGHT_DEFAULT = 1;
   /**
-   * Whether a node bundles its starts to a group and its led groups' channel batches to that group
-   * into one request (one log entry) by default: no. Measured in bench/results/HISTORY.md
-   * ("Bundled log entries"): bundles cut the log entries of a loaded 4-group multicast by a third,
-   * but the Chirper demo ran at 0.7x with them, so they are for workloads of many multi-group
-   * messages.
-   */
-  public static final boolean BUNDLE_DEFAULT = false;
-  /** A system property that overrides {@link #BUNDLE_DEFAULT} (for comparing the two in benchmarks). */
-  public static final String BUNDLE_PROPERTY = "eyrie.bundle";
-  /**
-   * Whether every write to a group goes through its leader's node by default, so that each group
-   * has one stream of log entries (see {@link #relay()}): no. Measured in
-   * bench/results/HISTORY.md ("Relays"): relays cut the log entries of a loaded 2-group multicast
-   * from 0.62 to 0.37 and of a 4-group one by half, and an isolated 2-group multicast's p50 from
-   * about 9 to 7-8 ms, but the CPU of the relay hop (a frame to the leader's node and back) costs
-   * what the entries save: 2-group throughput and CPU per operation did not improve, and the
-   * Chirper demo ran the same.
-   */
-  public static final boolean RELAY_DEFAULT = false;
-  /** A system property that overrides {@link #RELAY_DEFAULT} (for comparing the two in benchmarks). */
-  public static final String RELAY_PROPERTY = "eyrie.relay";
-  /**
    * Whether a node writes to a group whose leader is its own replica by handing the request to
    * that replica directly, without Ratis's client RPC (see bench/results/HISTORY.md, "Local
    * submission").
@@ -94,8 +72,6 @@ public final class NodeOptions {
   private final int channelWindow;
   private final int submitInFlight;
   private final int submitBatchMax;
-  private final boolean bundle;
-  private final boolean relay;
   private final boolean localSubmit;
   private final long clientExpiryMs;
   private final int ratisRequestTimeoutMs;
@@ -112,8 +88,6 @@ public final class NodeOptions {
     this.channelWindow = b.channelWindow;
     this.submitInFlight = b.submitInFlight;
     this.submitBatchMax = b.submitBatchMax;
-    this.bundle = b.bundle;
-    this.relay = b.relay;
     this.localSubmit = b.localSubmit;
     this.clientExpiryMs = b.clientExpiryMs;
     this.ratisRequestTimeoutMs = b.ratisRequestTimeoutMs;
@@ -143,8 +117,6 @@ public final class NodeOptions {
     b.channelWindow = channelWindow;
     b.submitInFlight = submitInFlight;
     b.submitBatchMax = submitBatchMax;
-    b.bundle = bundle;
-    b.relay = relay;
     b.localSubmit = localSubmit;
     b.clientExpiryMs = clientExpiryMs;
     b.ratisRequestTimeoutMs = ratisRequestTimeoutMs;
@@ -206,26 +178,6 @@ public final class NodeOptions {
   }
 
   /**
-   * Whether a node sends its starts to a group and its led groups' channel batches to that group
-   * together, one log entry per request ({@link #BUNDLE_DEFAULT}), or each on its own stream.
-   */
-  public boolean bundle() {
-    return bundle;
-  }
-
-  /**
-   * Whether every write to a group goes through the node of the group's leader
-   * ({@link #RELAY_DEFAULT}): a node that does not lead the group hands what it has for it (client
-   * starts, its led groups' channel batches) to the leader's node, which puts everything it has
-   * for the group into its next request, one log entry, with one request in flight. Each group
-   * then has one stream of entries, whatever the number of nodes and channels that write to it.
-   * Implies the bundling of {@link #bundle()}.
-   */
-  public boolean relay() {
-    return relay;
-  }
-
-  /**
    * Whether writes to a group this node's replica leads go to that replica directly instead of
    * through a Ratis client ({@link #LOCAL_SUBMIT_DEFAULT}).
    */
@@ -260,8 +212,6 @@ public final class NodeOptions {
     private int channelWindow = CHANNEL_WINDOW_DEFAULT;
     private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
     private int submitBatchMax = SUBMIT_BATCH_MAX_DEFAULT;
-    private boolean bundle = Boolean.parseBoolean(System.getProperty(BUNDLE_PROPERTY, String.valueOf(BUNDLE_DEFAULT)));
-    private boolean relay = Boolean.parseBoolean(System.getProperty(RELAY_PROPERTY, String.valueOf(RELAY_DEFAULT)));
     private boolean localSubmit = Boolean.parseBoolean(
         System.getProperty(LOCAL_SUBMIT_PROPERTY, String.valueOf(LOCAL_SUBMIT_DEFAULT)));
     private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
@@ -341,18 +291,6 @@ public final class NodeOptions {
     /** Sets whether writes to a group led by this node's replica skip the client RPC (see {@link NodeOptions#localSubmit()}). */
     public Builder localSubmit(boolean v) {
       this.localSubmit = v;
-      return this;
-    }
-
-    /** Sets whether writes to a group go through its leader's node (see {@link NodeOptions#relay()}). */
-    public Builder relay(boolean v) {
-      this.relay = v;
-      return this;
-    }
-
-    /** Sets whether a node bundles what it sends to one group (see {@link NodeOptions#bundle()}). */
-    public Builder bundle(boolean v) {
-      this.bundle = v;
       return this;
     }
 

@@ -10,8 +10,8 @@ package io.eyrie.multicast;
  * @param channelBytes encoded bytes of the requests that carried channel batches
  * @param channelBacklog items in the outboxes of the channels this node sends (those of the
  *     groups it leads) that their receivers have not acknowledged yet: a gauge, not a counter
- * @param logEntries Ratis requests sent to groups' logs (each one log entry): start entries and
- *     channel batches, fewer than their sum when they travel bundled
+ * @param logEntries Ratis requests sent to groups' logs (each one log entry): start entries plus
+ *     channel batches
  * @param startFailures starts whose submission to a group failed for good (the group had no
  *     leader for longer than the Ratis client's retries, or refused the entry); a start to a
  *     group other than its reply group is submitted again while a client still waits for it

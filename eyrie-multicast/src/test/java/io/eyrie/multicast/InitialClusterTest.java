@@ -45,22 +45,22 @@ class InitialClusterTest {
   @Test
   void aClusterFileGroupStartsFromTheClusterFileWhateverItsNodeLearned() {
     ClusterConfig learned = learned();
-    assertSame(FILE, Node.initialCluster(FILE, ORACLE, learned, null));
-    assertSame(FILE, Node.initialCluster(FILE, P1, learned, Set.of(P2, P3)));
-    assertEquals(List.of(P0, P1), Node.initialCluster(FILE, ORACLE, learned, null).partitions());
+    assertSame(FILE, GroupHost.initialCluster(FILE, ORACLE, learned, null));
+    assertSame(FILE, GroupHost.initialCluster(FILE, P1, learned, Set.of(P2, P3)));
+    assertEquals(List.of(P0, P1), GroupHost.initialCluster(FILE, ORACLE, learned, null).partitions());
   }
 
   @Test
   void anAddedGroupStartsFromTheGroupsKnownWhenItWasAdded() {
     ClusterConfig learned = learned();
     // p2 was added first: it starts knowing the file's groups and itself, not p3 added later.
-    ClusterConfig p2 = Node.initialCluster(FILE, P2, learned, Set.of(P2));
+    ClusterConfig p2 = GroupHost.initialCluster(FILE, P2, learned, Set.of(P2));
     assertEquals(Set.of(ORACLE, P0, P1, P2), p2.groups().keySet());
-    ClusterConfig p3 = Node.initialCluster(FILE, P3, learned, Set.of(P2, P3));
+    ClusterConfig p3 = GroupHost.initialCluster(FILE, P3, learned, Set.of(P2, P3));
     assertEquals(Set.of(ORACLE, P0, P1, P2, P3), p3.groups().keySet());
     assertEquals(List.of(2), p3.group(P3).members());
     // Without a record (an older version's file): everything the node knows, as before.
-    assertSame(learned, Node.initialCluster(FILE, P2, learned, null));
+    assertSame(learned, GroupHost.initialCluster(FILE, P2, learned, null));
   }
 
   @Test

@@ -78,7 +78,7 @@ class LeaderPlacementTest {
       assertNotEquals(0, c.leaderOf(g), "a new leader while the preferred node is down");
       // Down long enough for the new leader to take it for absent, not just slow (the absence
       // itself is what is set up here, so this waits for time to pass).
-      long absentUntil = System.nanoTime() + (Node.ABSENT_SILENCE_MS + 1000) * 1_000_000L;
+      long absentUntil = System.nanoTime() + (LeaderBalancer.ABSENT_SILENCE_MS + 1000) * 1_000_000L;
       while (System.nanoTime() < absentUntil) {
         LockSupport.parkNanos(50_000_000L);
       }
@@ -86,7 +86,7 @@ class LeaderPlacementTest {
       c.restart(victim);
       awaitPreferred(c, Duration.ofSeconds(60));
       long backAfterMs = (System.nanoTime() - restarted) / 1_000_000L;
-      assertTrue(backAfterMs >= Node.HAND_BACK_SETTLE_NANOS / 1_000_000L,
+      assertTrue(backAfterMs >= LeaderBalancer.HAND_BACK_SETTLE_NANOS / 1_000_000L,
           "the leadership went back " + backAfterMs + " ms after the restart, before the node kept up for the settle time");
     }
   }

@@ -34,34 +34,7 @@ class MulticastPropertyTest {
     run(NodeOptions.newBuilder().localSubmit(false).build());
   }
 
-  /** The same with bundled log entries (a node's starts and channel batches to a group in one entry). */
-  @Test
-  void concurrentClientsToRandomSubsetsWithBundles() throws Exception {
-    NodeOptions bundled = NodeOptions.newBuilder().bundle(true).build();
-    String traffic = run(bundled);
-    assertTrue(traffic.contains("link to"), "the nodes sent through their group links: " + traffic);
-  }
-
-  /**
-   * The same with relays: a node hands what it has for a group led elsewhere to the leader's node,
-   * which writes it in its own next entry (one stream of entries per group).
-   */
-  @Test
-  void concurrentClientsToRandomSubsetsWithRelays() throws Exception {
-    String traffic = run(NodeOptions.newBuilder().relay(true).build());
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("relays=(\\d+) answered=(\\d+)").matcher(traffic);
-    long relays = 0;
-    long answered = 0;
-    while (m.find()) {
-      relays += Long.parseLong(m.group(1));
-      answered += Long.parseLong(m.group(2));
-    }
-    assertTrue(answered > 0 && answered * 2 > relays,
-        "node 1 relayed entries to groups led elsewhere and their leaders took most of them: " + answered
-            + " of " + relays + " answered; " + traffic);
-  }
-
-  private static String run(NodeOptions options) throws Exception {
+  private static void run(NodeOptions options) throws Exception {
     long seed = seed();
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(options)
         .deliverers((g, cl, codec) -> new RecordingDeliverer()).start()) {
@@ -81,7 +54,6 @@ class MulticastPropertyTest {
       }
       GroupStats st = c.node(1).stats(GroupId.valueOf("p0"));
       System.out.println("p0 at node 1: " + st + "; traffic " + c.node(1).traffic());
-      return c.node(1).describe();
     }
   }
 }

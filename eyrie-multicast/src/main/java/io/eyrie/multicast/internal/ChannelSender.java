@@ -28,11 +28,6 @@ final class ChannelSender {
    */
   interface StateReader {
     <T> T read(Function<GroupState, T> f);
-
-    /** Like {@link #read}, but returns {@code busy} at once if the state's lock is taken. */
-    default <T> T tryRead(Function<GroupState, T> f, T busy) {
-      return read(f);
-    }
   }
 
   private final StateReader sm;
@@ -71,17 +66,7 @@ final class ChannelSender {
   final AtomicLong bytes = new AtomicLong();
 
   ChannelSender(GroupStateMachine sm, GroupId to, RaftClientHolder client, Codec codec, int window, int maxItems) {
-    this(new StateReader() {
-      @Override
-      public <T> T read(Function<GroupState, T> f) {
-        return sm.read(f);
-      }
-
-      @Override
-      public <T> T tryRead(Function<GroupState, T> f, T busy) {
-        return sm.tryRead(f, busy);
-      }
-    }, sm.group(), to, client, codec, window, maxItems);
+    this(sm::read, sm.group(), to, client, codec, window, maxItems);
   }
 
   ChannelSender(StateReader sm, GroupId from, GroupId to, RaftClientHolder client, Codec codec, int window,
@@ -148,11 +133,7 @@ final class ChannelSender {
   }
 
   /** A batch taken for sending, with the sender's epoch when it was taken. */
-  record Prepared(ChannelSender sender, Wire.ChannelBatch batch, long epoch) {}
-
-  /** What {@link #prepare(boolean, boolean)} returns when it would have to wait for the state's lock. */
-  static final Prepared BUSY = new Prepared(null, null, -1);
-  private static final View BUSY_VIEW = new View(null, -1, null);
+  private record Prepared(Wire.ChannelBatch batch, long epoch) {}
 
   /**
    * Sends what the window allows, through this channel's own Ratis client. On a tick, also sends
@@ -168,20 +149,10 @@ final class ChannelSender {
 
   /**
    * Takes the next batch the window allows and counts it in flight, or returns null if there is
-   * nothing to send (or no room). The caller sends it (alone, or bundled with other traffic to the
-   * same group: {@link GroupLink}) and reports the outcome through {@link #complete} or
-   * {@link #failed}.
+   * nothing to send (or no room). The caller sends it and reports the outcome through
+   * {@link #complete} or {@link #failed}.
    */
-  Prepared prepare(boolean tick) {
-    return prepare(tick, true);
-  }
-
-  /**
-   * Like {@link #prepare(boolean)}; with {@code wait} false, returns {@link #BUSY} instead of
-   * waiting when the local replica's state is locked (an entry being applied): callers on threads
-   * that must not wait behind a slow application try again shortly.
-   */
-  Prepared prepare(boolean tick, boolean wait) {
+  private Prepared prepare(boolean tick) {
     synchronized (this) {
       if (!active || inFlight >= window || System.nanoTime() < retryAfterNanos) {
         return null;
@@ -198,10 +169,7 @@ final class ChannelSender {
         long start = Math.max(floor, p[0]);
         return new View(p, start, start < p[1] ? s.outboxRange(to, start, maxItems) : List.of());
       };
-      View view = wait ? sm.read(read) : sm.tryRead(read, BUSY_VIEW);
-      if (view == BUSY_VIEW) {
-        return BUSY;
-      }
+      View view = sm.read(read);
       if (view == null) {
         return null;
       }
@@ -222,7 +190,7 @@ final class ChannelSender {
       inFlight++;
       batches.incrementAndGet();
       items.addAndGet(batch.items().length);
-      return new Prepared(this, batch, epoch);
+      return new Prepared(batch, epoch);
     }
   }
 

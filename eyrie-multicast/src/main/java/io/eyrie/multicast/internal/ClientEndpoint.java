@@ -141,8 +141,6 @@ public final class ClientEndpoint implements AutoCloseable {
         dispatch(ctx, q.requestId(), () -> handler.query(q));
       } else if (msg instanceof Wire.ViewRequest v) {
         dispatch(ctx, v.requestId(), () -> handler.view(v));
-      } else if (msg instanceof Wire.RelayRequest r) {
-        dispatch(ctx, r.requestId(), () -> handler.relay(r));
       } else {
         String type = msg == FrameCodec.NULL_FRAME ? "null" : msg.getClass().getName();
         LOG.debug("{}: unexpected frame type {}", ctx.channel().remoteAddress(), type);

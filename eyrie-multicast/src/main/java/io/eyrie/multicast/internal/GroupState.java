@@ -7,7 +7,6 @@ import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.ClientTable.ClientRecord;
-import io.eyrie.multicast.internal.Wire.Bundle;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Conflict;
 import io.eyrie.multicast.internal.Wire.Data;
@@ -240,26 +239,6 @@ public final class GroupState {
     long result = applyPart(entry);
     afterEntry();
     return result;
-  }
-
-  /**
-   * Applies a bundle: its starts, then its channel batches in order, as if each were an entry of
-   * its own (a missing part is skipped).
-   *
-   * @return for each channel batch, in order, this group's next expected sequence number from
-   *     its sender (-1 for a missing batch)
-   */
-  public long[] applyBundle(Bundle b) {
-    ChannelBatch[] batches = b.batches() == null ? new ChannelBatch[0] : b.batches();
-    long[] results = new long[batches.length];
-    if (b.starts() != null) {
-      applyPart(b.starts());
-    }
-    for (int i = 0; i < batches.length; i++) {
-      results[i] = batches[i] == null ? -1 : applyPart(batches[i]);
-    }
-    afterEntry();
-    return results;
   }
 
   private long applyPart(Object entry) {

@@ -104,21 +104,6 @@ public final class GroupStateMachine extends BaseStateMachine {
     state.setListener(l);
   }
 
-  /**
-   * Runs a function on the state under its lock if the lock is free now, without waiting (for
-   * channel senders on threads that must not wait for a long apply); {@code busy} if it is not.
-   */
-  public <T> T tryRead(Function<GroupState, T> f, T busy) {
-    if (!lock.tryLock()) {
-      return busy;
-    }
-    try {
-      return f.apply(state);
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** Runs a function on the state under its lock (for senders, tests and metrics). */
   public <T> T read(Function<GroupState, T> f) {
     lock.lock();
@@ -260,7 +245,7 @@ public final class GroupStateMachine extends BaseStateMachine {
     } catch (IllegalArgumentException e) {
       throw new IOException(group + ": refusing a malformed entry: " + e.getMessage(), e);
     }
-    if (!(entry instanceof Wire.StartBatch) && !(entry instanceof Wire.ChannelBatch) && !(entry instanceof Wire.Bundle)) {
+    if (!(entry instanceof Wire.StartBatch) && !(entry instanceof Wire.ChannelBatch)) {
       throw new IOException(group + ": refusing an entry of type " + (entry == null ? null : entry.getClass().getName()));
     }
     return TransactionContext.newBuilder()
@@ -283,23 +268,15 @@ public final class GroupStateMachine extends BaseStateMachine {
         entry = null;
       }
     }
-    long[] results;
+    long result;
     lock.lock();
     try {
-      if (entry instanceof Wire.Bundle b) {
-        results = state.applyBundle(b);
-      } else {
-        results = new long[] {entry == null ? -1 : state.apply(entry)};
-      }
+      result = entry == null ? -1 : state.apply(entry);
       updateLastAppliedTermIndex(e.getTerm(), e.getIndex());
     } finally {
       lock.unlock();
     }
-    ByteBuffer buf = ByteBuffer.allocate(8 * results.length);
-    for (long r : results) {
-      buf.putLong(r);
-    }
-    byte[] reply = buf.array();
+    byte[] reply = ByteBuffer.allocate(8).putLong(result).array();
     return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
   }
 

@@ -7,7 +7,6 @@ import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeTraffic;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,13 +34,12 @@ public final class NodeChannels implements AutoCloseable {
   private final Function<GroupId, GroupStateMachine> machines;
   private final Map<GroupId, Submitter> submitters = new ConcurrentHashMap<>();
   private final GroupQueries queries;
-  /** Every write path this node made (submitters', senders', links'): for traffic and close. */
+  /** Every write path this node made (submitters' and senders'): for traffic and close. */
   private final List<RaftClientHolder> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
   private final Map<GroupId, RaftServer.Division> divisions = new ConcurrentHashMap<>();
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
-  private final Map<GroupId, GroupLink> links = new ConcurrentHashMap<>();
-  private final Map<Object, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
+  private final Map<ChannelSender, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker;
   private final ExecutorService pumps;
   private volatile SubmitFailureHandler submitFailed = (g, s, t) -> {};
@@ -60,8 +58,6 @@ public final class NodeChannels implements AutoCloseable {
     void failed(GroupId group, Wire.Start start, Throwable failure);
   }
   private volatile boolean closed;
-  /** How this node hands entries to the node that leads a group (null with relays off). */
-  private final NodeRelay relay;
 
   public NodeChannels(ClusterConfig cluster, int nodeId, Codec codec, NodeOptions options,
       Function<GroupId, GroupStateMachine> machines) {
@@ -72,9 +68,6 @@ public final class NodeChannels implements AutoCloseable {
     this.queries = new GroupQueries(() -> this.cluster, options, divisions::get);
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
-    this.relay = options.relay()
-        ? new NodeRelay(nodeId, () -> this.cluster, codec, options.maxFrameBytes(), options.ratisRequestTimeoutMs())
-        : null;
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -137,53 +130,9 @@ public final class NodeChannels implements AutoCloseable {
     if (to.equals(from) || out == null || out.containsKey(to)) {
       return;
     }
-    ClusterConfig c = cluster;
-    // Bundled, the sender never uses a client of its own: its batches travel on the link's.
-    RaftClientHolder own = links() ? null
-        : writer(c, to);
-    ChannelSender s = new ChannelSender(machines.apply(from), to, own, codec, options.channelWindow(),
+    ChannelSender s = new ChannelSender(machines.apply(from), to, writer(cluster, to), codec, options.channelWindow(),
         options.channelBatchMaxItems());
     out.put(to, s);
-    if (links()) {
-      link(to).add(s);
-    }
-  }
-
-  private GroupLink link(GroupId g) {
-    return links.computeIfAbsent(g, k -> new GroupLink(k,
-        writer(cluster, k), codec, options.submitInFlight(),
-        options.submitBatchMax(), (failed, t) -> startsFailed(k, failed, t), () -> pumpSoon(k),
-        options.relay() ? (group, entry) -> relay.relay(leaderHints.getOrDefault(group, 0), group, entry) : null));
-  }
-
-  /** Whether writes go through one link per group (bundles, and relays, which imply them). */
-  private boolean links() {
-    return options.bundle() || options.relay();
-  }
-
-  /**
-   * An entry another node relayed to this one for a group whose leader is this node's replica:
-   * it goes out with this node's next request to the group ({@link GroupLink#relayed}).
-   */
-  public CompletableFuture<byte[]> relayed(GroupId g, Object entry) {
-    RaftServer.Division d = divisions.get(g);
-    if (!options.relay() || closed || d == null || !d.getInfo().isLeader()) {
-      return CompletableFuture.failedFuture(new IllegalStateException("node takes no relayed entries for " + g
-          + " now (not its leader, closing, or relays off)"));
-    }
-    return link(g).relayed(entry);
-  }
-
-  /**
-   * A link found a sender's group busy applying an entry: the node's channel thread pumps it
-   * again, waiting for the lock as a channel sender always did (an apply thread releases it only
-   * between entries, so polling would rarely find it free under load).
-   */
-  private void pumpSoon(GroupId g) {
-    GroupLink l = links.get(g);
-    if (l != null) {
-      schedule(l, () -> l.pump(false, true));
-    }
   }
 
   private void startsFailed(GroupId g, List<Wire.Start> failed, Throwable t) {
@@ -210,16 +159,11 @@ public final class NodeChannels implements AutoCloseable {
         for (ChannelSender s : senders.getOrDefault(g, Map.of()).values()) {
           if (leader) {
             s.activate();
-            if (!links()) {
-              s.pump(true);
-            }
+            s.pump(true);
           } else {
             s.deactivate();
           }
         }
-      }
-      for (GroupLink l : links.values()) {
-        l.pump(true);
       }
     } catch (RuntimeException e) {
       LOG.warn("channel tick failed: {}", e.toString());
@@ -251,19 +195,7 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private void schedule(ChannelSender s) {
-    if (links()) {
-      GroupLink l = links.get(s.to());
-      if (l != null) {
-        l.channelsChanged();
-        schedule(l, () -> l.pump(false, true));
-      }
-    } else {
-      schedule(s, () -> s.pump(false));
-    }
-  }
-
-  private void schedule(Object key, Runnable pump) {
-    AtomicBoolean flag = scheduled.computeIfAbsent(key, k -> new AtomicBoolean());
+    AtomicBoolean flag = scheduled.computeIfAbsent(s, k -> new AtomicBoolean());
     if (closed || !flag.compareAndSet(false, true)) {
       return;
     }
@@ -271,7 +203,7 @@ public final class NodeChannels implements AutoCloseable {
       pumps.execute(() -> {
         flag.set(false);
         try {
-          pump.run();
+          s.pump(false);
         } catch (RuntimeException e) {
           LOG.warn("channel pump failed: {}", e.toString());
         }
@@ -305,11 +237,7 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private void submitTo(GroupId g, Wire.Start s) {
-    if (links()) {
-      link(g).submit(s);
-    } else {
-      submitter(g).submit(s);
-    }
+    submitter(g).submit(s);
   }
 
   /** How this node writes to group {@code g}: to its own replica when that leads, else through a Ratis client. */
@@ -358,9 +286,6 @@ public final class NodeChannels implements AutoCloseable {
     for (Submitter s : submitters.values()) {
       b.append("  ").append(s.describe()).append('\n');
     }
-    for (GroupLink l : links.values()) {
-      b.append("  ").append(l.describe()).append('\n');
-    }
     return b.toString();
   }
 
@@ -373,12 +298,6 @@ public final class NodeChannels implements AutoCloseable {
         b.append(' ').append(d);
       }
     }
-    for (GroupLink l : links.values()) {
-      String d = l.describe(id);
-      if (d != null) {
-        b.append(' ').append(d);
-      }
-    }
     return b.toString();
   }
 
@@ -386,17 +305,9 @@ public final class NodeChannels implements AutoCloseable {
   public NodeTraffic traffic() {
     long entries = 0;
     long starts = 0;
-    long requests = 0;
     for (Submitter s : submitters.values()) {
       entries += s.entries.get();
       starts += s.starts.get();
-    }
-    long linkBytes = 0;
-    for (GroupLink l : links.values()) {
-      entries += l.startEntries.get();
-      starts += l.starts.get();
-      requests += l.requests.get();
-      linkBytes += l.channelBytes.get();
     }
     long batches = 0;
     long items = 0;
@@ -412,14 +323,13 @@ public final class NodeChannels implements AutoCloseable {
         }
       }
     }
-    // Unbundled, every start entry and channel batch is a request of its own; a relayed request
-    // is counted by the link of the node that wrote it.
-    long logEntries = links() ? requests : entries + batches;
+    // Every start entry and channel batch is a request of its own.
+    long logEntries = entries + batches;
     long local = 0;
     for (RaftClientHolder w : writers) {
       local += w.localWrites();
     }
-    return new NodeTraffic(entries, starts, batches, items, bytes + linkBytes, backlog, startFailures.get(), logEntries,
+    return new NodeTraffic(entries, starts, batches, items, bytes, backlog, startFailures.get(), logEntries,
         local);
   }
 
@@ -432,10 +342,6 @@ public final class NodeChannels implements AutoCloseable {
       m.values().forEach(ChannelSender::deactivate);
     }
     submitters.values().forEach(Submitter::close);
-    links.values().forEach(GroupLink::close);
-    if (relay != null) {
-      relay.close();
-    }
     List<AutoCloseable> holders = new java.util.ArrayList<>(writers);
     holders.add(queries);
     // A Ratis client's close can wait a long time for connections to unreachable peers; the

@@ -16,15 +16,6 @@ public interface RequestHandler {
   /** Answers a read-only query with a linearizable read on one group. */
   CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request);
 
-  /**
-   * Takes an entry another node relayed for a group this node leads into its next log entry for
-   * that group, and answers with that entry's reply once it is applied.
-   */
-  default CompletableFuture<Wire.ClientReply> relay(Wire.RelayRequest request) {
-    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.BAD_REQUEST, null,
-        "this endpoint takes no relayed entries", 0));
-  }
-
   /** Answers with the cluster as the node knows it (its configuration's text form, encoded). */
   default CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {
     return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.BAD_REQUEST, null,

@@ -31,22 +31,6 @@ public final class Wire {
    */
   public record ChannelBatch(GroupId from, long firstSeq, Object[] items, long ackForYou) {}
 
-  /**
-   * Log entry: what one node sends a group at once (its {@code GroupLink}): client starts
-   * (or null) and channel batches from the groups that node leads (possibly none). Applied part
-   * by part, starts first, exactly as if the parts were consecutive entries.
-   */
-  public record Bundle(StartBatch starts, ChannelBatch[] batches) {}
-
-
-  /**
-   * A node's request to the node that leads {@code group} to take {@code entry} (a {@link
-   * StartBatch}, {@link ChannelBatch} or {@link Bundle}) into its next log entry for that group,
-   * sent to the node's client port ({@code NodeOptions.relay}); answered by a {@link ClientReply}
-   * whose body is the entry's reply (8 bytes per channel batch, in order).
-   */
-  public record RelayRequest(long requestId, GroupId group, Object entry) {}
-
   /** Channel item: the sender's timestamp proposal for a message, with the whole message. */
   public record Propose(Start start, long ts) {}
 

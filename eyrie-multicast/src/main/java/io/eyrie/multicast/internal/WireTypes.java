@@ -39,9 +39,8 @@ public final class WireTypes {
     k.register(Wire.GroupChange.class, 33);
     k.register(Wire.ViewRequest.class, 34);
     k.register(Wire.GroupQuery.class, 35);
-    k.register(Wire.Bundle.class, 36);
-    k.register(Wire.ChannelBatch[].class, 37);
-    k.register(Wire.RelayRequest.class, 38);
+    // 36-38 were bundled log entries, their channel batch arrays and relay requests (removed):
+    // not to be reused, so that an old log or frame never decodes as something else.
     k.register(Wire.HalfwayQuery.class, 39);
     k.register(Wire.Abandoned.class, 40);
   }

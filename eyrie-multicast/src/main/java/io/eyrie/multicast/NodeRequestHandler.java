@@ -1,0 +1,154 @@
+package io.eyrie.multicast;
+
+import io.eyrie.multicast.internal.GroupQueries;
+import io.eyrie.multicast.internal.GroupState;
+import io.eyrie.multicast.internal.NodeChannels;
+import io.eyrie.multicast.internal.ReplyRouter;
+import io.eyrie.multicast.internal.RequestHandler;
+import io.eyrie.multicast.internal.Wire;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers what clients ask a node through its endpoint: it validates each request (known and open
+ * groups, a reply group among the destinations, a payload or query that decodes with the node's
+ * codec), submits multicasts and waits for the reply group's reply, runs queries, and tells the
+ * node's {@link Node.RequestListener} of each multicast answered.
+ */
+final class NodeRequestHandler implements RequestHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeRequestHandler.class);
+
+  private final int nodeId;
+  private final Codec codec;
+  private final GroupHost host;
+  private final NodeChannels channels;
+  private final Supplier<Node.RequestListener> requestListener;
+
+  NodeRequestHandler(int nodeId, Codec codec, GroupHost host, NodeChannels channels,
+      Supplier<Node.RequestListener> requestListener) {
+    this.nodeId = nodeId;
+    this.codec = codec;
+    this.host = host;
+    this.channels = channels;
+    this.requestListener = requestListener;
+  }
+
+  @Override
+  public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest request) {
+    Wire.Start s = request.start();
+    if (s == null || s.id() == null || s.dests() == null || s.replyGroup() == null || s.payload() == null) {
+      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "incomplete request", 0));
+    }
+    ReplyRouter router = host.router(s.replyGroup());
+    if (router == null) {
+      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST,
+          "node " + nodeId + " does not host reply group " + s.replyGroup(), channels.leaderHint(s.replyGroup())));
+    }
+    for (GroupId d : s.dests()) {
+      if (d == null || !host.cluster().groups().containsKey(d)) {
+        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + d, 0));
+      }
+      if (!host.isOpen(d) && !opens(s, d)) {
+        // Being added: every group must know it before clients may name it. Try again.
+        return CompletableFuture.completedFuture(error(GroupState.UNAVAILABLE,
+            "group " + d + " is being added to the cluster and not open yet", 0));
+      }
+    }
+    if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
+      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "reply group is not a destination", 0));
+    }
+    // Every replica decodes the payload when it applies the message; bytes that cannot decode
+    // (hostile declared sizes included) are refused here, before they reach any log.
+    String malformed = malformed(s.payload());
+    if (malformed != null) {
+      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "malformed payload: " + malformed, 0));
+    }
+    // A request for the same message already waiting here means this node submitted it and
+    // the reply group has not refused it (a failed submission fails the waiting request): a
+    // prompt resend only waits for the same reply instead of adding duplicate entries to the
+    // logs. A resend long after the submission submits again (see ReplyRouter.join): the
+    // local replica may have skipped the entry, and the groups answer a duplicate from their
+    // reply table.
+    long arrived = System.nanoTime();
+    ReplyRouter.Wait wait = router.join(s.id());
+    CompletableFuture<GroupState.Reply> reply = wait.reply();
+    if (wait.submit()) {
+      channels.submit(s);
+    }
+    return reply.handle((r, err) -> {
+      int hint = channels.leaderHint(s.replyGroup());
+      try {
+        requestListener.get().answered(s.replyGroup(), s.dests().length, System.nanoTime() - arrived, err == null);
+      } catch (RuntimeException e) {
+        LOG.warn("node {}: request listener failed: {}", nodeId, e.toString());
+      }
+      if (err != null) {
+        return error(GroupState.UNAVAILABLE, "not answered: " + err, hint);
+      }
+      return new Wire.ClientReply(request.requestId(), r.status(), r.body(), r.error(), hint);
+    });
+  }
+
+  @Override
+  public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request) {
+    if (request.group() == null || !host.cluster().groups().containsKey(request.group()) || request.query() == null) {
+      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + request.group(), 0));
+    }
+    String malformed = malformed(request.query());
+    if (malformed != null) {
+      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "malformed query: " + malformed, 0));
+    }
+    return channels.queries().query(request.group(), request.query()).handle((bytes, err) -> {
+      int hint = channels.leaderHint(request.group());
+      if (err != null) {
+        Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+        return cause instanceof GroupQueries.QueryException
+            ? error(GroupState.ERROR, "query refused: " + cause.getMessage(), hint)
+            : error(GroupState.UNAVAILABLE, "query failed: " + cause, hint);
+      }
+      return new Wire.ClientReply(request.requestId(), GroupState.OK, bytes, null, hint);
+    });
+  }
+
+  @Override
+  public CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {
+    ClusterConfig c = host.cluster();
+    ClusterConfig.Builder b = ClusterConfig.newBuilder();
+    c.nodes().values().forEach(n -> b.node(n.id(), n.host(), n.raftPort(), n.clientPort()));
+    for (ClusterConfig.GroupInfo g : c.groups().values()) {
+      if (host.isOpen(g.id())) {
+        b.group(g.id(), g.kind(), g.members());
+      }
+    }
+    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.OK,
+        codec.encode(b.build().toText()), null, 0));
+  }
+
+  /** True if the message is the group change that opens {@code g} (it names g before g is open). */
+  private boolean opens(Wire.Start s, GroupId g) {
+    try {
+      return s.payload().length > 0 && codec.decode(s.payload()) instanceof Wire.GroupChange c && c.open()
+          && g.equals(c.group());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** Why the bytes do not decode with this node's codec, or null if they do. */
+  private String malformed(byte[] bytes) {
+    try {
+      codec.decode(bytes);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
+  private static Wire.ClientReply error(int status, String message, int hint) {
+    return new Wire.ClientReply(0, status, null, message, hint);
+  }
+}
