@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
+import io.eyrie.core.LocalService;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.core.Service;
@@ -57,5 +58,18 @@ class WriteAServiceTest {
       Reply read = client.sendAccess(Command.access(new KvOps.Get(), pear)).get(30, SECONDS);
       assertEquals("red", read.value());
     }
+  }
+
+  @Test
+  void withoutACluster() {
+    LocalService kv = LocalService.of(new KvService().get());
+    ObjId apple = ObjId.valueOf(1);
+    kv.create(Command.create(apple, "red"));
+    Reply put = kv.access(Command.access(new KvOps.Put("green"), apple));
+    kv.restart(); // through a snapshot and back, as a replica that restarts
+    Reply get = kv.access(Command.access(new KvOps.Get(), apple));
+
+    assertEquals("red", put.value());
+    assertEquals("green", get.value());
   }
 }
