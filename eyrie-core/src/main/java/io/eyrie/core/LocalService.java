@@ -189,7 +189,7 @@ public final class LocalService {
     byte[] bytes = codec.encode(payload);
     Map<GroupId, Ctx> ctxs = new TreeMap<>();
     for (GroupId g : dests) {
-      ctxs.put(g, new Ctx(id, g, reply, List.of(dests).stream().sorted().toList(), bytes, ctxs));
+      ctxs.put(g, new Ctx(id, g, reply, List.of(dests).stream().sorted().toList(), bytes, ctxs, new TreeMap<>(), codec));
     }
     Map<GroupId, Execution> waiting = new TreeMap<>();
     Object answer = null;
@@ -255,24 +255,12 @@ public final class LocalService {
     return b.toString();
   }
 
-  /** One message at one group: its payload, what the other groups sent it, and where its sends go. */
-  private final class Ctx implements ExecutionContext {
-    private final MsgId id;
-    private final GroupId group;
-    private final GroupId reply;
-    private final List<GroupId> dests;
-    private final byte[] payload;
-    private final Map<GroupId, Ctx> all;
-    private final Map<GroupId, List<byte[]>> inbox = new TreeMap<>();
-
-    Ctx(MsgId id, GroupId group, GroupId reply, List<GroupId> dests, byte[] payload, Map<GroupId, Ctx> all) {
-      this.id = id;
-      this.group = group;
-      this.reply = reply;
-      this.dests = dests;
-      this.payload = payload;
-      this.all = all;
-    }
+  /**
+   * One message at one group: its payload, what the other groups sent it ({@code inbox}, by
+   * sender), and where its sends go ({@code all}, every destination's context).
+   */
+  private record Ctx(MsgId id, GroupId group, GroupId replyGroup, List<GroupId> dests, byte[] bytes,
+      Map<GroupId, Ctx> all, Map<GroupId, List<byte[]>> inbox, Codec codec) implements ExecutionContext {
 
     boolean hasFromEach(Set<GroupId> groups) {
       for (GroupId g : groups) {
@@ -284,33 +272,13 @@ public final class LocalService {
     }
 
     @Override
-    public MsgId id() {
-      return id;
-    }
-
-    @Override
-    public List<GroupId> dests() {
-      return dests;
-    }
-
-    @Override
-    public GroupId replyGroup() {
-      return reply;
-    }
-
-    @Override
-    public GroupId group() {
-      return group;
-    }
-
-    @Override
     public byte[] payloadBytes() {
-      return payload.clone();
+      return bytes.clone();
     }
 
     @Override
     public Object payload() {
-      return codec.decode(payload);
+      return codec.decode(bytes);
     }
 
     @Override
@@ -339,6 +307,23 @@ public final class LocalService {
     @Override
     public List<GroupId> partitions() {
       return List.of(PARTITION);
+    }
+
+    // Each context is one message at one group, and they refer to each other through all: the
+    // record's generated equality, hash and string would recurse through it.
+    @Override
+    public boolean equals(Object o) {
+      return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(this);
+    }
+
+    @Override
+    public String toString() {
+      return id + " at " + group;
     }
   }
 }
