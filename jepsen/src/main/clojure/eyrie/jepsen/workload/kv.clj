@@ -210,21 +210,15 @@
           op)))))
 
 (defn generator
-  "Independent per-key ops: client threads in groups of `:threads-per-key` (default 4), each
-  group on one key for `:ops-per-key` (default 100) ops, then the next key (cycling)."
+  "Independent per-key ops, four threads a key, 100 ops a key (see
+  `register/per-key-generator`)."
   [test]
-  (let [rng (Random. (long (:seed test 1)))
-        key-count (:key-count test 50)
-        per-key (:ops-per-key test 100)]
-    (gen/independent-concurrent-generator
-      (:threads-per-key test 4)
-      (clojure.core/cycle (range key-count))
-      (fn [_k] (gen/limit per-key (op-gen test rng))))))
+  (register/per-key-generator test op-gen 4 100))
 
 (defn final-generator
   "After the faults heal: one read of every key."
   [test]
-  (map (fn [k] {:f :read :value [k nil]}) (range (:key-count test 50))))
+  (register/final-generator test))
 
 (defn exists-observations
   "The history with every create answered EXISTS (a :fail create with :error :exists) turned

@@ -171,20 +171,26 @@
           (assoc op :partner (.nextInt ^java.util.Random rng (int key-count)))
           op)))))
 
-(defn generator
-  "Independent per-key ops: client threads in groups of `:threads-per-key` (default 2), each
-  group on one key for `:ops-per-key` (default 60) ops, then the next key."
-  [test]
+(defn per-key-generator
+  "Independent per-key ops (the register and kv workloads): client threads in groups of
+  `:threads-per-key` (default `threads`), each group on one key for `:ops-per-key` (default
+  `ops`) ops drawn from `(op-gen test rng)`, then the next key (cycling over `:key-count`)."
+  [test op-gen threads ops]
   (let [rng (java.util.Random. (long (:seed test 1)))
         key-count (:key-count test 50)
-        per-key (:ops-per-key test 60)]
+        per-key (:ops-per-key test ops)]
     (gen/independent-concurrent-generator
-      (:threads-per-key test 2)
+      (:threads-per-key test threads)
       (clojure.core/cycle (range key-count))
       (fn [_k] (gen/limit per-key (op-gen test rng))))))
 
+(defn generator
+  "Independent per-key ops, two threads a key, 60 ops a key (see `per-key-generator`)."
+  [test]
+  (per-key-generator test op-gen 2 60))
+
 (defn final-generator
-  "After the faults heal: one read of every key."
+  "After the faults heal: one read of every key (the register and kv workloads)."
   [test]
   (map (fn [k] {:f :read :value [k nil]}) (range (:key-count test 50))))
 
