@@ -39,7 +39,7 @@ final class CsrGraph {
     }
     double scale = graph.scale();
     int[] xadj = new int[n + 1];
-    WorkloadGraph.Vertex[] vs = new WorkloadGraph.Vertex[n];
+    GraphVertex[] vs = new GraphVertex[n];
     double[] vc = new double[n];
     double[] va = new double[n];
     int total = 0;
@@ -54,7 +54,7 @@ final class CsrGraph {
     int pos = 0;
     for (int i = 0; i < n; i++) {
       xadj[i] = pos;
-      WorkloadGraph.Vertex v = vs[i];
+      GraphVertex v = vs[i];
       if (v == null) {
         continue;
       }

@@ -2,7 +2,6 @@ package io.eyrie.oracle.placement;
 
 import io.eyrie.core.ObjId;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -70,43 +69,10 @@ public final class WorkloadGraph {
   private static final double RENORMALISE_BELOW = 1.0 / 1024;
   private static final int INITIAL_EDGE_CAPACITY = 4;
 
-  /** One object: its raw access weight and its edges (stored at both ends, same raw weight). */
-  static final class Vertex {
-    final ObjId id;
-    double raw;
-    Vertex[] nbr;
-    double[] w;
-    int deg;
-
-    Vertex(ObjId id, int capacity) {
-      this.id = id;
-      this.nbr = new Vertex[capacity];
-      this.w = new double[capacity];
-    }
-
-    int indexOf(Vertex v) {
-      for (int i = 0; i < deg; i++) {
-        if (nbr[i] == v) {
-          return i;
-        }
-      }
-      return -1;
-    }
-
-    /** Removes edge slot {@code i} here only (swap with the last). */
-    void removeAt(int i) {
-      deg--;
-      nbr[i] = nbr[deg];
-      w[i] = w[deg];
-      nbr[deg] = null;
-      w[deg] = 0;
-    }
-  }
-
   private final int maxVertices;
   private final int maxEdges;
   private final double minWeight;
-  private final HashMap<ObjId, Vertex> vertices = new HashMap<>();
+  private final HashMap<ObjId, GraphVertex> vertices = new HashMap<>();
   private double scale = 1.0;
   private long edges;
   private long records;
@@ -180,13 +146,13 @@ public final class WorkloadGraph {
       int target = Math.max(0, Math.min(maxVertices - maxVertices / 8, maxVertices - fresh));
       evictLightest(vertices.size() - target, new HashSet<>(distinct));
     }
-    Vertex[] vs = new Vertex[n];
+    GraphVertex[] vs = new GraphVertex[n];
     double raw = weight / scale;
     for (int i = 0; i < n; i++) {
       ObjId id = distinct.get(i);
-      Vertex v = vertices.get(id);
+      GraphVertex v = vertices.get(id);
       if (v == null) {
-        v = new Vertex(id, Math.min(INITIAL_EDGE_CAPACITY, maxEdges));
+        v = new GraphVertex(id, Math.min(INITIAL_EDGE_CAPACITY, maxEdges));
         vertices.put(id, v);
       }
       v.raw += raw;
@@ -222,65 +188,22 @@ public final class WorkloadGraph {
     return out;
   }
 
-  private void addEdge(Vertex a, Vertex b, double raw) {
+  private void addEdge(GraphVertex a, GraphVertex b, double raw) {
     int i = a.indexOf(b);
     if (i >= 0) {
       a.w[i] += raw;
       b.w[b.indexOf(a)] += raw;
       return;
     }
-    makeRoom(a);
-    makeRoom(b);
-    append(a, b, raw);
-    append(b, a, raw);
+    if (a.makeRoom(maxEdges, records)) {
+      edges--;
+    }
+    if (b.makeRoom(maxEdges, records)) {
+      edges--;
+    }
+    a.append(b, raw);
+    b.append(a, raw);
     edges++;
-  }
-
-  /** Ensures {@code v} can take one more edge: grows its arrays or evicts its lightest edge. */
-  private void makeRoom(Vertex v) {
-    if (v.deg < v.nbr.length) {
-      return;
-    }
-    if (v.deg < maxEdges) {
-      int cap = Math.min(maxEdges, v.nbr.length * 2);
-      v.nbr = Arrays.copyOf(v.nbr, cap);
-      v.w = Arrays.copyOf(v.w, cap);
-      return;
-    }
-    // Ties (common: many edges of one command's weight) go by a hash of the neighbour's id salted
-    // with the number of records so far: deterministic, yet not always against the same ids (a
-    // fixed order would strip the low ids of their edges and fake a structure).
-    int lightest = 0;
-    long lightestKey = tieKey(v.nbr[0]);
-    for (int i = 1; i < v.deg; i++) {
-      if (v.w[i] < v.w[lightest]) {
-        lightest = i;
-        lightestKey = tieKey(v.nbr[i]);
-      } else if (v.w[i] == v.w[lightest]) {
-        long key = tieKey(v.nbr[i]);
-        if (key < lightestKey) {
-          lightest = i;
-          lightestKey = key;
-        }
-      }
-    }
-    Vertex other = v.nbr[lightest];
-    other.removeAt(other.indexOf(v));
-    v.removeAt(lightest);
-    edges--;
-  }
-
-  private long tieKey(Vertex v) {
-    long z = v.id.value() + records * 0x9E3779B97F4A7C15L;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
-  }
-
-  private static void append(Vertex v, Vertex to, double raw) {
-    v.nbr[v.deg] = to;
-    v.w[v.deg] = raw;
-    v.deg++;
   }
 
   /** Evicts the {@code count} lightest vertices not in {@code spared}, ties by id. */
@@ -288,8 +211,8 @@ public final class WorkloadGraph {
     if (count <= 0) {
       return;
     }
-    List<Vertex> candidates = new ArrayList<>(vertices.size());
-    for (Vertex v : vertices.values()) {
+    List<GraphVertex> candidates = new ArrayList<>(vertices.size());
+    for (GraphVertex v : vertices.values()) {
       if (!spared.contains(v.id)) {
         candidates.add(v);
       }
@@ -307,7 +230,7 @@ public final class WorkloadGraph {
    * @return whether the graph had it
    */
   public boolean remove(ObjId id) {
-    Vertex v = vertices.get(id);
+    GraphVertex v = vertices.get(id);
     if (v == null) {
       return false;
     }
@@ -315,12 +238,8 @@ public final class WorkloadGraph {
     return true;
   }
 
-  private void removeVertex(Vertex v) {
-    for (int i = 0; i < v.deg; i++) {
-      Vertex other = v.nbr[i];
-      other.removeAt(other.indexOf(v));
-    }
-    edges -= v.deg;
+  private void removeVertex(GraphVertex v) {
+    edges -= v.detach();
     vertices.remove(v.id);
   }
 
@@ -343,30 +262,16 @@ public final class WorkloadGraph {
   private void renormalise() {
     double s = scale;
     scale = 1.0;
-    List<Vertex> faded = new ArrayList<>();
+    List<GraphVertex> faded = new ArrayList<>();
     long halfEdges = 0;
-    for (Vertex v : vertices.values()) {
-      v.raw *= s;
-      int kept = 0;
-      for (int i = 0; i < v.deg; i++) {
-        // Both ends hold the same raw weight, so both ends make the same decision.
-        double w = v.w[i] * s;
-        if (w >= minWeight) {
-          v.nbr[kept] = v.nbr[i];
-          v.w[kept] = w;
-          kept++;
-        }
-      }
-      Arrays.fill(v.nbr, kept, v.deg, null);
-      Arrays.fill(v.w, kept, v.deg, 0);
-      v.deg = kept;
-      halfEdges += kept;
+    for (GraphVertex v : vertices.values()) {
+      halfEdges += v.fold(s, minWeight);
       if (v.raw < minWeight) {
         faded.add(v);
       }
     }
     edges = halfEdges / 2;
-    for (Vertex v : faded) {
+    for (GraphVertex v : faded) {
       removeVertex(v);
     }
   }
@@ -393,7 +298,7 @@ public final class WorkloadGraph {
    * @return its weight, 0 if the graph does not have it
    */
   public double weight(ObjId id) {
-    Vertex v = vertices.get(id);
+    GraphVertex v = vertices.get(id);
     return v == null ? 0 : v.raw * scale;
   }
 
@@ -405,8 +310,8 @@ public final class WorkloadGraph {
    * @return the edge's weight, 0 if there is none
    */
   public double edgeWeight(ObjId a, ObjId b) {
-    Vertex va = vertices.get(a);
-    Vertex vb = vertices.get(b);
+    GraphVertex va = vertices.get(a);
+    GraphVertex vb = vertices.get(b);
     if (va == null || vb == null) {
       return 0;
     }
@@ -429,7 +334,7 @@ public final class WorkloadGraph {
    */
   public SortedMap<ObjId, Double> neighbors(ObjId id) {
     TreeMap<ObjId, Double> out = new TreeMap<>();
-    Vertex v = vertices.get(id);
+    GraphVertex v = vertices.get(id);
     if (v != null) {
       for (int i = 0; i < v.deg; i++) {
         out.put(v.nbr[i].id, v.w[i] * scale);
@@ -442,7 +347,7 @@ public final class WorkloadGraph {
   public double totalEdgeWeight() {
     double sum = 0;
     for (ObjId id : vertices()) {
-      Vertex v = vertices.get(id);
+      GraphVertex v = vertices.get(id);
       for (int i = 0; i < v.deg; i++) {
         sum += v.w[i];
       }
@@ -456,8 +361,8 @@ public final class WorkloadGraph {
    */
   public long estimatedBytes() {
     long bytes = 64 + 4L * tableLength(vertices.size());
-    for (Vertex v : vertices.values()) {
-      bytes += 32 + 16 + 40 + align(16 + 4L * v.nbr.length) + 16 + 8L * v.w.length;
+    for (GraphVertex v : vertices.values()) {
+      bytes += v.estimatedBytes();
     }
     return bytes;
   }
@@ -471,14 +376,10 @@ public final class WorkloadGraph {
     return len;
   }
 
-  private static long align(long bytes) {
-    return (bytes + 7) & ~7L;
-  }
-
   // For the planner (same package): the raw structures, read only.
 
   /** Returns the vertex of an object, or null. */
-  Vertex vertex(ObjId id) {
+  GraphVertex vertex(ObjId id) {
     return vertices.get(id);
   }
 
