@@ -278,6 +278,18 @@ class PartitionServerTest {
     assertTrue(src.localIds().contains(id(1)), "the object stays");
     Msgs.Values v = (Msgs.Values) blocked.sent().get(0).item();
     assertTrue(v.error() != null && blocked.sent().get(0).to().equals(P1), "the destination is told, not left waiting");
+    // The destination answers the client RETRY, not an error: the consult that chose it came
+    // before the retirement, so the client asks the oracle again (the command does not fail).
+    PartitionServer dst = server(P1);
+    FakeExecutionContext atDst = ctx(P1, m, P1, ORACLE, P0, P1);
+    assertEquals(java.util.Set.of(P0), dst.deliver(atDst).awaited());
+    blocked.forwardTo(atDst);
+    Execution answered = dst.resume(atDst);
+    assertFalse(answered.isError(), String.valueOf(answered.errorMessage()));
+    assertEquals(Msgs.RETRY, ((CoreReply) answered.replyValue()).status());
+    assertTrue(dst.localIds().isEmpty(), "nothing arrived");
+    Msgs.Begun told = (Msgs.Begun) atDst.sent().get(0).item();
+    assertTrue(told.refusal() != null && told.refusal().contains("retired"), "the oracle's map stays: " + told);
     // A replica restored from a snapshot knows the table too.
     PartitionServer restored = server(P0);
     restored.restore(src.snapshot());

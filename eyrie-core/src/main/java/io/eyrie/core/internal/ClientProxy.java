@@ -202,6 +202,12 @@ public final class ClientProxy {
     // Moves must be ordered before the command at the target, so wait for them (a command sent
     // at once would be ordered first, since a single-group message needs no timestamp exchange).
     return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenCompose(v -> {
+      for (CompletableFuture<CoreReply> moved : sent) {
+        if (moved.join().status() == Msgs.RETRY) {
+          // The target was retired after the consult chose it: ask the oracle again.
+          return CompletableFuture.completedFuture(CoreReply.retry(null));
+        }
+      }
       cache.put(p.locations().keySet(), target);
       return call(Set.of(target), target, new Msgs.AccessReq(a.cmd));
     });

@@ -220,6 +220,24 @@ class ClientProxyTest {
   }
 
   @Test
+  void aMoveIntoAPartitionRetiredSinceTheConsultMakesTheProxyAskAgain() {
+    // The first consult names p1, retired before the move reaches it; the second names p2.
+    List<Prophecy> prophecies = new ArrayList<>(List.of(at(P1, Map.of(A, P0, B, P1)), at(P2, Map.of(A, P0, B, P2))));
+    net.oracleAnswer = m -> prophecies.remove(0);
+    net.partitionsAnswer = m -> m instanceof Msgs.MoveReq r && r.dst().equals(P1) ? CoreReply.retry(null)
+        : CoreReply.ok("together");
+    ClientProxy proxy = proxy(Client.Mode.DSSMR, 3);
+
+    Reply r = run(proxy, Command.access("op", A, B));
+
+    assertEquals("together", r.value());
+    assertEquals(List.of("oracle? ConsultReq [#1, #2]", "[oracle, p0, p1]>p1 move [#1] p0->p1",
+        "oracle? ConsultReq [#1, #2]", "[oracle, p0, p2]>p2 move [#1] p0->p2", "[p2]>p2 AccessReq [#1, #2]"), net.log,
+        "no command reaches the retired partition, and the proxy asks the oracle again");
+    assertEquals(1L, proxy.stats().retries());
+  }
+
+  @Test
   void inSsmrModeAMultiPartitionCommandGoesToItsPartitionsWithoutMoving() {
     net.oracleAnswer = m -> at(P1, Map.of(A, P0, B, P1));
 
