@@ -1,20 +1,19 @@
 package io.eyrie.jepsen.node;
 
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
+import io.eyrie.core.Service;
 import io.eyrie.core.StateMachine;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.OracleStateMachine;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A node process for the Jepsen harness: hosts the {@code register}, {@code kv} or {@code bank}
@@ -95,23 +94,55 @@ public final class JepsenNode {
   }
 
   /**
-   * The codec registrations shared by nodes and the harness client: the register service's
-   * (ids 200-209), the kv service's (210; it reuses the register's operations, and adds
-   * {@link FailingCreate} 211 and {@link ThrowingWrite} 212, its deliberate failures) and the example
-   * bank's ({@link BankServer}, ids 100-103), which the bank service hosts.
+   * Returns a jepsen service with the given partition server and the default oracle. Every
+   * jepsen service has the same types, so that one client works with any of them: the example
+   * bank's ({@link BankServer}, ids 100-103), which the bank service hosts, the register
+   * service's (ids 200-209) and the kv service's (210; it reuses the register's operations, and
+   * adds {@link FailingCreate} 211 and {@link ThrowingWrite} 212, its deliberate failures).
+   *
+   * @param server creates the partition server of one replica
+   * @return the service
    */
-  public static CodecRegistry registry() {
-    return Eyrie.registry().include(new BankService().get().registry())
-        .register(200, Register.class)
-        .register(201, Read.class)
-        .register(202, Write.class)
-        .register(203, Cas.class)
-        .register(204, WritePair.class)
-        .register(208, TouchPair.class)
-        .register(209, Keyed.class)
-        .register(210, KvEntry.class)
-        .register(211, FailingCreate.class)
-        .register(212, ThrowingWrite.class);
+  public static Service service(Supplier<? extends StateMachine> server) {
+    return new BankService().get().toBuilder()
+        .type(200, Register.class)
+        .type(201, Read.class)
+        .type(202, Write.class)
+        .type(203, Cas.class)
+        .type(204, WritePair.class)
+        .type(208, TouchPair.class)
+        .type(209, Keyed.class)
+        .type(210, KvEntry.class)
+        .type(211, FailingCreate.class)
+        .type(212, ThrowingWrite.class)
+        .server(server)
+        .build();
+  }
+
+  /**
+   * Returns the service a node hosts for {@code --service NAME}.
+   *
+   * @param name {@code register}, {@code kv} or {@code bank}
+   * @return the service
+   * @throws IllegalArgumentException for another name
+   */
+  public static Service service(String name) {
+    return switch (name) {
+      case "register" -> service(RegisterServer::new);
+      case "kv" -> service(KvServer::new);
+      case "bank" -> service(BankServer::new);
+      default -> throw new IllegalArgumentException("unknown service " + name + " (register, kv or bank)");
+    };
+  }
+
+  /**
+   * Returns the service the harness's clients use: every jepsen service has the same types, so
+   * this one (the register service) encodes the commands of each of them.
+   *
+   * @return the service
+   */
+  public static Service clientService() {
+    return service("register");
   }
 
   /**
@@ -354,19 +385,14 @@ public final class JepsenNode {
       unsafe = new UnsafeReads();
     }
     UnsafeReads view = unsafe;
-    java.util.function.Supplier<? extends StateMachine> app = switch (service) {
-      case "register" -> () -> new RegisterServer(view);
-      case "kv" -> KvServer::new;
-      case "bank" -> BankServer::new;
-      default -> throw new IllegalArgumentException("unknown service " + service);
-    };
-    NodeOptions.Builder ob = NodeOptions.newBuilder().registry(registry());
+    Service app = view == null ? service(service) : service(() -> new RegisterServer(view));
+    NodeOptions.Builder ob = NodeOptions.newBuilder();
     if (opts.containsKey("snapshot-threshold")) {
       // Low, so that some restarts load a snapshot and others, before the first one, replay the log.
       ob.snapshotThreshold(Long.parseLong(opts.get("snapshot-threshold")));
     }
     NodeOptions options = ob.build();
-    Node node = Node.start(cluster, id, data, Eyrie.deliverers(app, OracleStateMachine::new), options);
+    Node node = Node.start(cluster, id, data, app, options);
     if (unsafe != null) {
       String host = cluster.node(id).host();
       String portOpt = opts.get("unsafe-reads");

@@ -8,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.Reply;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.OracleStateMachine;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,8 +20,8 @@ class JepsenNodeTest {
 
   private static EmbeddedCluster cluster(java.util.function.Supplier<? extends io.eyrie.core.StateMachine> app) {
     return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
-        .options(NodeOptions.newBuilder().registry(JepsenNode.registry()).electionTimeoutMs(600, 1200).build())
-        .deliverers(Eyrie.deliverers(app, OracleStateMachine::new)).start();
+        .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build())
+        .app(JepsenNode.service(app)).start();
   }
 
   private static Object call(Client cl, Command c, boolean create) throws Exception {
@@ -34,7 +32,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void registerReadWriteCasAndPair() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.RegisterServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       call(cl, Command.create(ObjId.valueOf(1), (Long) null), true);
       call(cl, Command.create(ObjId.valueOf(2), 5L), true);
       assertEquals(null, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
@@ -53,7 +51,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void kvCreateDeleteAndAccessAnswers() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       ObjId k = ObjId.valueOf(1);
       ObjId anchor = ObjId.valueOf(1_000_000);
       assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
@@ -84,7 +82,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void kvFailingCreateIsRefusedAndThrowingWriteIsUndone() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       ObjId k = ObjId.valueOf(1);
       ObjId anchor = ObjId.valueOf(1_000_000);
       assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
@@ -120,7 +118,7 @@ class JepsenNodeTest {
     JepsenNode.UnsafeReads view = new JepsenNode.UnsafeReads();
     com.sun.net.httpserver.HttpServer http = view.serve("127.0.0.1", 0);
     try (EmbeddedCluster c = cluster(() -> new JepsenNode.RegisterServer(view));
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       call(cl, Command.create(ObjId.valueOf(1), 5L), true);
       call(cl, Command.create(ObjId.valueOf(2), (Long) null), true);
       assertEquals("ok", call(cl, Command.access(new JepsenNode.TouchPair(1, 2), ObjId.valueOf(1), ObjId.valueOf(2)), false));
@@ -152,7 +150,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void bankTransferAndReadAll() throws Exception {
     try (EmbeddedCluster c = cluster(io.eyrie.examples.bank.BankServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       for (long k = 1; k <= 4; k++) {
         call(cl, Command.create(ObjId.valueOf(k), 10L), true);
       }
