@@ -162,4 +162,47 @@ class JepsenNodeTest {
       assertArrayEquals(new long[] {6, 10, 14, 10}, (long[]) all);
     }
   }
+
+  private record Exit(int code, String out, String err) {}
+
+  private static Exit node(String... args) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code = NodeCommand.run(args, new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    return new Exit(code, out.toString(java.nio.charset.StandardCharsets.UTF_8),
+        err.toString(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The node's command line is checked before anything starts: the harness's flags (db.clj's
+   * node-command) are all accepted, and a wrong line is one message and exit 2.
+   */
+  @Test
+  void theNodeCommandLineIsCheckedBeforeAnythingStarts() {
+    Exit help = node("--help");
+    assertEquals(0, help.code());
+    assertTrue(help.out().startsWith("usage: JepsenNode"), help.out());
+
+    Exit bogus = node("--bogus-option", "1");
+    assertEquals(2, bogus.code());
+    assertEquals(1, bogus.err().lines().count(), bogus.err());
+    assertTrue(bogus.err().contains("--bogus-option"), bogus.err());
+
+    assertEquals(2, node("--service", "chirper").code());
+    Exit unsafeKv = node("--service", "kv", "--unsafe-reads");
+    assertEquals(2, unsafeKv.code());
+    assertTrue(unsafeKv.err().contains("--unsafe-reads needs --service register"), unsafeKv.err());
+
+    // Every flag the harness passes parses; only the missing cluster file stops the node.
+    for (String[] line : new String[][] {
+        {"--cluster", "no-such.conf", "--id", "1", "--service", "register", "--data", "d", "--unsafe-reads", "7301",
+            "--snapshot-threshold", "50"},
+        {"--cluster", "no-such.conf", "--id", "1", "--service", "register", "--data", "d", "--unsafe-reads"},
+        {"--cluster", "no-such.conf", "--id", "1", "--service", "bank", "--storage", "d"}}) {
+      Exit e = node(line);
+      assertEquals(2, e.code(), e.err());
+      assertTrue(e.err().contains("no cluster file"), e.err());
+    }
+  }
 }
