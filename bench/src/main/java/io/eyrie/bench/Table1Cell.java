@@ -71,7 +71,7 @@ final class Table1Cell implements AutoCloseable {
       clients.add(new ChirperClient(Client.newBuilder().cluster(cluster.cluster()).service(service)
           .mode(m).totalTimeoutMs(30_000).build()));
     }
-    Table1.seed(graph, clients.get(0).proxy(), partitions);
+    Table1Seed.seed(graph, clients.get(0).proxy(), partitions);
     if (mode.equals("graph")) {
       // The learned placement's background rebalancer, on a client of its own (64 objects a second).
       mover = Client.newBuilder().cluster(cluster.cluster()).service(service)
