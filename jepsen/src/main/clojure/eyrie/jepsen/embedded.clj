@@ -2,27 +2,18 @@
   "An in-process cluster for `--db embedded`: 3 nodes, 2 partitions and the oracle, hosting the
   test's service on loopback. No network namespaces and no faults; used to check a workload and
   its checker end to end quickly (and by the default build's tests)."
-  (:import (io.eyrie.core Eyrie)
-           (io.eyrie.examples.bank BankServer)
-           (io.eyrie.jepsen.node JepsenNode JepsenNode$KvServer JepsenNode$RegisterServer)
-           (io.eyrie.multicast EmbeddedCluster NodeOptions)
-           (io.eyrie.oracle OracleStateMachine)
-           (java.time Duration)
-           (java.util.function Supplier)))
-
-(defn- supplier [f] (reify Supplier (get [_] (f))))
+  (:import (io.eyrie.jepsen.node JepsenNode)
+           (io.eyrie.multicast EmbeddedCluster)
+           (java.time Duration)))
 
 (defn start!
   "Starts the cluster for the test's :service (register, kv or bank) and waits for its leaders."
   ^EmbeddedCluster [test]
   (let [app (case (:service test)
-              "register" (supplier #(JepsenNode$RegisterServer.))
-              "kv" (supplier #(JepsenNode$KvServer.))
-              "bank" (supplier #(BankServer.))
+              ("register" "kv" "bank") (JepsenNode/service ^String (:service test))
               (throw (ex-info (str "--db embedded hosts register, kv or bank, not " (:service test)) {:usage true})))
         cluster (-> (EmbeddedCluster/newBuilder) (.nodes 3) (.partitions 2) (.oracle true)
-                    (.options (-> (NodeOptions/newBuilder) (.registry (JepsenNode/registry)) (.build)))
-                    (.deliverers (Eyrie/deliverers app (supplier #(OracleStateMachine.))))
+                    (.app app)
                     (.start))]
     (.awaitLeaders cluster (Duration/ofSeconds 60))
     cluster))

@@ -110,7 +110,7 @@
             (let [rng (Random. (long (:seed test 0)))]
               (with-open [^Client c (-> (Client/newBuilder)
                                         (.cluster (db/cluster-config test))
-                                        (.registry (JepsenNode/registry))
+                                        (.service (JepsenNode/clientService))
                                         (.build))]
                 (while @running
                   (let [fs (vec (repeatedly 8 #(.sendAccess c (storm-command test rng))))]
@@ -211,7 +211,7 @@
   (or (:cluster-config test) (db/cluster-config test)))
 
 (defn- admin-client ^Client [test]
-  (-> (Client/newBuilder) (.cluster (cluster-of test)) (.registry (JepsenNode/registry))
+  (-> (Client/newBuilder) (.cluster (cluster-of test)) (.service (JepsenNode/clientService))
       (.totalTimeoutMs 60000) (.build)))
 
 (defn- table-summary [^PartitionTable t]
@@ -230,7 +230,7 @@
         (let [g (first retired)]
           {:reactivated g :table (table-summary (.get (.addPartition c (GroupId/valueOf ^String g)) 60 TimeUnit/SECONDS))})
         (with-open [mc (-> (MulticastClient/newBuilder) (.cluster (cluster-of test))
-                           (.registry (JepsenNode/registry)) (.totalTimeoutMs 60000) (.build))]
+                           (.registry (.registry (JepsenNode/clientService))) (.totalTimeoutMs 60000) (.build))]
           (let [view (.get (.refreshView mc) 30 TimeUnit/SECONDS)
                 k (count (.partitions view))
                 g (str "p" k)

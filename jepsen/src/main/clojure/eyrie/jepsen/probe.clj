@@ -27,7 +27,7 @@
 (defn- oid ^ObjId [k] (ObjId/valueOf (long k)))
 
 (defn- client ^Client [test]
-  (-> (Client/newBuilder) (.cluster (db/cluster-config test)) (.registry (JepsenNode/registry)) (.build)))
+  (-> (Client/newBuilder) (.cluster (db/cluster-config test)) (.service (JepsenNode/clientService)) (.build)))
 
 (defn- op!
   "Runs one op of `process` and records its invocation and completion in `hist`. `f` returns

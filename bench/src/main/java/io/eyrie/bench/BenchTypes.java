@@ -2,8 +2,9 @@ package io.eyrie.bench;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
-import io.eyrie.core.Eyrie;
+import io.eyrie.core.Service;
 import io.eyrie.multicast.CodecRegistry;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -42,14 +43,23 @@ final class BenchTypes {
     }
   }
 
+  /**
+   * The benchmark's types as a service. The micro benchmarks use only its codec: its partition
+   * server and oracle never run.
+   */
+  private static final Service SERVICE = Service.newBuilder()
+      .type(100, Op.class)
+      .type(101, Account.class)
+      .type(102, Post.class)
+      .type(103, User.class)
+      .type(104, Long.class)
+      .server(() -> null)
+      .oracle(OracleStateMachine::new)
+      .build();
+
   /** Returns core's registrations plus the benchmark's. */
   static CodecRegistry registry() {
-    return Eyrie.registry()
-        .register(100, Op.class)
-        .register(101, Account.class)
-        .register(102, Post.class)
-        .register(103, User.class)
-        .register(104, Long.class);
+    return SERVICE.registry();
   }
 
   /** Returns a user with {@code posts} timeline entries of about 60 characters each. */

@@ -1,8 +1,7 @@
 package io.eyrie.bench;
 
 import io.eyrie.chirper.ChirperClient;
-import io.eyrie.chirper.ChirperOracle;
-import io.eyrie.chirper.ChirperServer;
+import io.eyrie.chirper.ChirperService;
 import io.eyrie.chirper.LoadRunner;
 import io.eyrie.chirper.OpGenerator;
 import io.eyrie.chirper.ProgressLine;
@@ -10,11 +9,9 @@ import io.eyrie.chirper.SocialGraph;
 import io.eyrie.chirper.Workload;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.Rebalancer;
+import io.eyrie.core.Service;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.OracleStateMachine;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -36,6 +33,7 @@ final class Table1Cell implements AutoCloseable {
   private final Workload workload;
   private final String mode;
   private final SocialGraph graph;
+  private final Service service;
   private final EmbeddedCluster cluster;
   private final List<ChirperClient> clients = new ArrayList<>();
   private Client mover;
@@ -50,11 +48,8 @@ final class Table1Cell implements AutoCloseable {
     this.mode = mode;
     this.graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(),
         Math.min(o.users(), o.communities()), o.follows(), 1.0, o.inCommunity()));
-    java.util.function.Supplier<io.eyrie.multicast.Deliverer> oracle = mode.equals("graph")
-        ? () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH) : ChirperOracle::new;
-    this.cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(partitions).oracle(true)
-        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
-        .deliverers(Eyrie.deliverers(ChirperServer::new, oracle)).start();
+    this.service = mode.equals("graph") ? ChirperService.withLearnedPlacement() : new ChirperService().get();
+    this.cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(partitions).oracle(true).app(service).start();
   }
 
   /** Starts the cluster and its clients and seeds the graph. */
@@ -73,13 +68,13 @@ final class Table1Cell implements AutoCloseable {
     cluster.awaitLeaders(Duration.ofSeconds(60));
     Client.Mode m = mode.equals("ssmr") ? Client.Mode.SSMR : Client.Mode.DSSMR;
     for (int i = 0; i < o.clients(); i++) {
-      clients.add(new ChirperClient(Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
+      clients.add(new ChirperClient(Client.newBuilder().cluster(cluster.cluster()).service(service)
           .mode(m).totalTimeoutMs(30_000).build()));
     }
-    Table1.seed(graph, clients.get(0).proxy(), partitions);
+    Table1Seed.seed(graph, clients.get(0).proxy(), partitions);
     if (mode.equals("graph")) {
       // The learned placement's background rebalancer, on a client of its own (64 objects a second).
-      mover = Client.newBuilder().cluster(cluster.cluster()).registry(ChirperServer.registry())
+      mover = Client.newBuilder().cluster(cluster.cluster()).service(service)
           .mode(Client.Mode.DSSMR).totalTimeoutMs(30_000).build();
       rebalancer = Rebalancer.start(mover, Duration.ofSeconds(1), 64);
     }

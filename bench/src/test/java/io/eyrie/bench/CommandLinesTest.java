@@ -9,7 +9,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every command of bin/eyrie, bin/chirper, bin/bench (and so bin/demo) and the multicast
- * NodeMain answers {@code --help} with its usage and exit 0, and refuses a bogus option with one
+ * Every command of bin/eyrie, bin/chirper and bin/bench (and so bin/demo) answers
+ * {@code --help} with its usage and exit 0, and refuses a bogus option with one
  * line on stderr and exit 2, before doing any work: no thread starts, no file appears, and it
  * returns at once (a benchmark or a node would take seconds to minutes).
  */
@@ -115,24 +114,5 @@ class CommandLinesTest {
     check("bench", BenchMain::run, BENCH);
     Result jmh = run(s -> BenchMain.run(new String[] {"jmh", "--help"}, s[0], s[1]));
     assertEquals(0, jmh.code());
-  }
-
-  /** NodeMain exits the JVM, so it runs in a child process with this test's class path. */
-  @Test
-  void multicastNodeMain() throws Exception {
-    String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    for (String[] c : List.of(new String[] {"--help", "0"}, new String[] {"--bogus-option", "2"},
-        new String[] {"--id", "2"})) {
-      List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-          "io.eyrie.multicast.NodeMain", c[0]));
-      if (c[0].equals("--bogus-option")) {
-        cmd.add("1");
-      }
-      Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "NodeMain " + c[0] + " returned");
-      String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertEquals(Integer.parseInt(c[1]), proc.exitValue(), "NodeMain " + c[0] + ": " + out);
-      assertTrue(c[1].equals("0") ? out.startsWith("usage: ") : out.lines().count() == 1, out);
-    }
   }
 }

@@ -102,7 +102,7 @@ class Table1SmokeTest {
   void slotsSpreadUsersOverPartitionsIndependentlyOfCommunities() {
     int[] counts = new int[4];
     for (long u = 0; u < 4000; u++) {
-      counts[Table1.slot(u, 4)]++;
+      counts[Table1Seed.slot(u, 4)]++;
     }
     for (int c : counts) {
       assertTrue(c > 800 && c < 1200, java.util.Arrays.toString(counts));
@@ -110,7 +110,7 @@ class Table1SmokeTest {
     // users of one community (u mod 64 == 5) do not all start together
     java.util.Set<Integer> slots = new java.util.HashSet<>();
     for (long u = 5; u < 4000; u += 64) {
-      slots.add(Table1.slot(u, 4));
+      slots.add(Table1Seed.slot(u, 4));
     }
     assertEquals(4, slots.size());
   }

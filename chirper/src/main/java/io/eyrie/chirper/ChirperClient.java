@@ -43,10 +43,10 @@ public final class ChirperClient implements AutoCloseable {
    * @param mode DS-SMR or the S-SMR baseline
    */
   public ChirperClient(ClusterConfig cluster, Client.Mode mode) {
-    this(Client.newBuilder().cluster(cluster).registry(ChirperServer.registry()).mode(mode).build());
+    this(Client.newBuilder().cluster(cluster).service(new ChirperService().get()).mode(mode).build());
   }
 
-  /** Wraps an existing proxy (built with {@link ChirperServer#registry()}). */
+  /** Wraps an existing proxy (built with {@link ChirperService}'s service). */
   public ChirperClient(Client client) {
     this.client = client;
     this.nextPost = new AtomicLong((new SecureRandom().nextLong() & 0x7fffffffL) << 32);

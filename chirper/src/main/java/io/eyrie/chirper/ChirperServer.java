@@ -4,17 +4,11 @@ import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.StateMachine;
-import io.eyrie.multicast.CodecRegistry;
 import java.util.ArrayList;
 import java.util.List;
 
 /** Chirper's partition server: fan-out on write, materialized timelines, all deterministic. */
 public final class ChirperServer extends StateMachine {
-
-  /** Chirper's codec registrations (eyrie-core's included): those of {@link ChirperService}. */
-  public static CodecRegistry registry() {
-    return new ChirperService().get().registry();
-  }
 
   @Override
   protected Object executeCommand(Command c) {

@@ -1,6 +1,7 @@
 package io.eyrie.chirper;
 
 import io.eyrie.core.Service;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.function.Supplier;
 
 /**
@@ -12,6 +13,19 @@ public final class ChirperService implements Supplier<Service> {
 
   /** For the node launcher. */
   public ChirperService() {}
+
+  /**
+   * Returns Chirper with the oracle's learned placement ({@link OracleStateMachine.Placement#GRAPH})
+   * instead of {@link ChirperOracle}'s community rule: the demo's and the benchmark's
+   * {@code graph} mode.
+   *
+   * @return the service
+   */
+  public static Service withLearnedPlacement() {
+    return new ChirperService().get().toBuilder()
+        .oracle(() -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH))
+        .build();
+  }
 
   @Override
   public Service get() {

@@ -1,8 +1,7 @@
 package io.eyrie.chirper;
 
-import io.eyrie.core.Eyrie;
+import io.eyrie.core.Service;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.tools.Args;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -67,23 +66,20 @@ final class DemoCommand implements Subcommand {
     LoadSession.Options o = LoadSession.options(a, partitions, 200, 5, Duration.ofSeconds(20));
     Path dir = Path.of(a.string("out", "target/chirper-demo"));
     String placement = a.choice("placement", "community", "community", "graph");
-    java.util.function.Supplier<io.eyrie.multicast.Deliverer> oracle = placement.equals("graph")
-        ? () -> new io.eyrie.oracle.OracleStateMachine(io.eyrie.oracle.OracleStateMachine.Placement.GRAPH)
-        : ChirperOracle::new;
+    Service service = placement.equals("graph") ? ChirperService.withLearnedPlacement() : new ChirperService().get();
     out.printf(Locale.ROOT, "Chirper demo: %d nodes, oracle + %d partitions (replication %d), %d users, %s workload,"
         + " %s (%s placement), %d s, seed %d%n", nodes, partitions, nodes, o.users(), o.workload().label(), o.modeLabel(),
         placement,
         o.duration().toSeconds(), o.seed());
     long t0 = System.nanoTime();
     try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(nodes).partitions(partitions).oracle(true)
-        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
-        .deliverers(Eyrie.deliverers(ChirperServer::new, oracle)).start()) {
+        .app(service).start()) {
       out.printf(Locale.ROOT, "cluster: up in %.1f s, groups %s%n", (System.nanoTime() - t0) / 1e9,
           cluster.cluster().groupIds());
       LoadSession.Report r;
       // With the learned placement, its background rebalancer (64 objects a second) on a client of its own.
       io.eyrie.core.Client mover = placement.equals("graph") ? io.eyrie.core.Client.newBuilder()
-          .cluster(cluster.cluster()).registry(ChirperServer.registry()).build() : null;
+          .cluster(cluster.cluster()).service(service).build() : null;
       try (StuckCallProbe probe = new StuckCallProbe(cluster, dir);
           AutoCloseable moverClosed = mover;
           AutoCloseable rebalancer = mover == null ? null

@@ -1,6 +1,7 @@
 package io.eyrie.chirper;
 
 import io.eyrie.core.Client;
+import io.eyrie.core.Service;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.ResendListener;
 import io.eyrie.tools.Args;
@@ -108,9 +109,10 @@ final class LoadSession {
     SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(), o.communities(),
         o.follows(), 1.0, 0.9));
     List<ChirperClient> clients = new ArrayList<>();
+    Service chirper = new ChirperService().get();
     try {
       for (int i = 0; i < o.clients(); i++) {
-        clients.add(new ChirperClient(Client.newBuilder().cluster(cluster).registry(ChirperServer.registry())
+        clients.add(new ChirperClient(Client.newBuilder().cluster(cluster).service(chirper)
             .mode(o.mode()).totalTimeoutMs(o.timeout().toMillis()).resendListener(resends).build()));
       }
       GraphSetup.Outcome setup = null;

@@ -1,16 +1,16 @@
 package io.eyrie.chirper;
 
-import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.NodeOptions;
 import io.eyrie.tools.Args;
 import io.eyrie.tools.NodeLauncher;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Set;
 
 /**
  * {@code chirper node}: one node process of a multi-process cluster, hosting its replicas of the
  * oracle and the partitions with Chirper's server and oracle. Runs until killed; started again on
- * the same storage, it recovers every group from its snapshot and log.
+ * the same storage, it recovers every group from its snapshot and log. It is the node launcher of
+ * {@code eyrie node} with {@link ChirperService} and its own default storage directory.
  */
 final class NodeCommand implements Subcommand {
 
@@ -44,25 +44,12 @@ final class NodeCommand implements Subcommand {
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "id", "data", "metrics-port");
+    return NodeLauncher.OPTIONS;
   }
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
-    ClusterConfig cluster = SingleCommand.cluster(a);
-    int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
-    if (id < 0) {
-      throw new Args.UsageException("option --id is required");
-    }
-    if (!cluster.nodes().containsKey(id)) {
-      throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
-    }
-    Path storage = Path.of(a.string("data", "data/chirper-node-" + id)).toAbsolutePath().normalize();
-    int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
-    NodeLauncher.start(cluster, id, storage, new ChirperService().get(), port, out).awaitClose();
+    NodeLauncher.start(a, new ChirperService().get(), "data/chirper-node-", NodeOptions.defaults(), out).awaitClose();
     return 0;
   }
 }

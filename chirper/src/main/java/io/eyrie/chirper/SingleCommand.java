@@ -159,7 +159,7 @@ final class SingleCommand implements Subcommand {
     ClusterConfig cluster = cluster(a);
     long timeoutMs = a.duration("timeout", java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(100))
         .toMillis();
-    try (ChirperClient c = new ChirperClient(Client.newBuilder().cluster(cluster).registry(ChirperServer.registry())
+    try (ChirperClient c = new ChirperClient(Client.newBuilder().cluster(cluster).service(new ChirperService().get())
         .mode(LoadSession.mode(a, Client.Mode.DSSMR)).totalTimeoutMs(timeoutMs).build())) {
       return action.run(c, parsed, pos.subList(ids, pos.size()), out, err);
     } catch (java.util.concurrent.ExecutionException e) {

@@ -35,7 +35,7 @@ class ChirperCopyTest {
 
   @Test
   void writesGetUsersWithoutTimelinesAndReadsGetWholeUsers() {
-    Codec codec = new Codec(ChirperServer.registry());
+    Codec codec = new Codec(new ChirperService().get().registry());
     User u = userWithATimeline();
     Command post = Command.access(new Ops.PostOp(new Post(11, 1, 6, "hi")), List.of(ObjId.valueOf(1), ObjId.valueOf(2)));
     User copy = (User) server.copyForPartitions(u, post);
@@ -60,7 +60,7 @@ class ChirperCopyTest {
   /** The copy a failed command puts back: the same user, unchanged by later writes to the original. */
   @Test
   void theCopyForRollbackKeepsTheStateBeforeTheCommand() {
-    Codec codec = new Codec(ChirperServer.registry());
+    Codec codec = new Codec(new ChirperService().get().registry());
     User u = userWithATimeline();
     byte[] before = codec.encode(u);
     User copy = (User) server.copyForRollback(u);

@@ -113,7 +113,7 @@ class ChirperMultiProcessTest {
 
     SocialGraph graph = SocialGraph.generate(seed, new SocialGraph.Params(USERS, 4, FOLLOWS, 1.0, 0.9));
     for (int i = 0; i < 2; i++) {
-      clients.add(new ChirperClient(Client.newBuilder().cluster(cluster).registry(ChirperServer.registry())
+      clients.add(new ChirperClient(Client.newBuilder().cluster(cluster).service(new ChirperService().get())
           .mode(Client.Mode.DSSMR).totalTimeoutMs(CALL_TIMEOUT_MS).build()));
     }
     GraphSetup.Outcome setup = new GraphSetup(clients, 32, Duration.ofSeconds(60)).run(graph);

@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
-import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +21,7 @@ class ChirperSemanticsTest {
 
   static EmbeddedCluster cluster() {
     return EmbeddedCluster.newBuilder().nodes(3).partitions(3).oracle(true)
-        .options(NodeOptions.newBuilder().registry(ChirperServer.registry()).build())
-        .deliverers(Eyrie.deliverers(ChirperServer::new, ChirperOracle::new)).start();
+        .app(new ChirperService().get()).start();
   }
 
   static <T> T get(java.util.concurrent.CompletableFuture<T> f) throws Exception {
@@ -241,7 +238,7 @@ class ChirperSemanticsTest {
         node 1 127.0.0.1 raft=1 client=2
         group oracle oracle 1
         group p0 partition 1
-        """), new io.eyrie.multicast.Codec(ChirperServer.registry()));
+        """), new io.eyrie.multicast.Codec(new ChirperService().get().registry()));
     return o;
   }
 

@@ -342,18 +342,16 @@ public final class Client implements AutoCloseable {
       return this;
     }
 
-    /** Sets the service this client calls: its types are how commands and replies are encoded. */
+    /**
+     * Sets the service this client calls: its types are how commands and replies are encoded.
+     * Without one, the client encodes Eyrie's own messages only: enough for the administration
+     * calls ({@link Client#partitionTable()}, {@link Client#addPartition}, {@link Client#retirePartition},
+     * {@link Client#drain}, {@link Client#rebalance}, {@link Client#partitionStats}, {@link Client#locationOf},
+     * {@link Client#audit}) of a cluster hosting any service, which is how {@code eyrie status},
+     * {@code audit} and {@code partition} call it.
+     */
     public Builder service(Service s) {
       this.registry = s.registry();
-      return this;
-    }
-
-    /**
-     * Sets the codec registry, which must hold eyrie-core's classes ({@link Eyrie#registry()});
-     * prefer {@link #service}, which cannot disagree with the nodes'.
-     */
-    public Builder registry(CodecRegistry r) {
-      this.registry = r;
       return this;
     }
 
@@ -413,7 +411,9 @@ public final class Client implements AutoCloseable {
     /** Returns the client. */
     public Client build() {
       Objects.requireNonNull(cluster, "cluster");
-      Objects.requireNonNull(registry, "service");
+      if (registry == null) {
+        registry = Eyrie.registry();
+      }
       return new Client(this);
     }
   }

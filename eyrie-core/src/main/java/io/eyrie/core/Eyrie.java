@@ -9,14 +9,14 @@ import java.util.function.Supplier;
 
 /**
  * Wiring of a DS-SMR service onto the multicast layer: the codec registrations and the
- * deliverers of partitions and oracle. Applications describe their service with a
- * {@link Service} instead, which uses these.
+ * deliverers of partitions and oracle. Package-private: a {@link Service} is the one way to wire
+ * a service, and it (and a client without one) uses these.
  */
-public final class Eyrie {
+final class Eyrie {
   private Eyrie() {}
 
-  /** Returns a registry holding eyrie-core's classes; add the application's with ids from 100. */
-  public static CodecRegistry registry() {
+  /** Returns a registry holding eyrie-core's classes; a service adds its own with ids from 100. */
+  static CodecRegistry registry() {
     return CoreTypes.register(CodecRegistry.create());
   }
 
@@ -27,7 +27,7 @@ public final class Eyrie {
    * @param oracle creates the oracle of one oracle replica
    * @return the factory to give a node or an embedded cluster
    */
-  public static DelivererFactory deliverers(Supplier<? extends StateMachine> partitions,
+  static DelivererFactory deliverers(Supplier<? extends StateMachine> partitions,
       Supplier<? extends Deliverer> oracle) {
     return (g, cluster, codec) -> {
       if (cluster.group(g).kind() != ClusterConfig.Kind.ORACLE) {

@@ -51,6 +51,26 @@ public final class Service implements NodeApp {
     return new Builder();
   }
 
+  /**
+   * Returns a builder holding this service's types, server and oracle, for a variant of it: a
+   * run with another oracle, or one more type. This service does not change.
+   *
+   * <pre>{@code
+   * Service learned = new KvService().get().toBuilder()
+   *     .oracle(() -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH))
+   *     .build();
+   * }</pre>
+   *
+   * @return a new builder
+   */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.types.addAll(types);
+    b.server = server;
+    b.oracle = oracle;
+    return b;
+  }
+
   /** Returns a new registry holding Eyrie's classes and this service's (a copy on each call). */
   @Override
   public CodecRegistry registry() {

@@ -3,7 +3,6 @@ package io.eyrie.oracle;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.ClusterConfig;
@@ -55,13 +54,12 @@ final class DssmrSim {
   private long time = 1;
 
   DssmrSim(int partitions) {
-    this(partitions, BankServer::new, new io.eyrie.examples.bank.BankService().get().registry());
+    this(partitions, new io.eyrie.examples.bank.BankService().get());
   }
 
-  DssmrSim(int partitions, java.util.function.Supplier<? extends io.eyrie.core.StateMachine> server,
-      io.eyrie.multicast.CodecRegistry registry) {
-    codec = new Codec(registry);
-    factory = Eyrie.deliverers(server, OracleStateMachine::new);
+  DssmrSim(int partitions, io.eyrie.core.Service service) {
+    codec = new Codec(service.registry());
+    factory = service.deliverers();
     ClusterConfig.Builder b = ClusterConfig.newBuilder().node(1, "127.0.0.1", 1, 2);
     b.group(ORACLE, ClusterConfig.Kind.ORACLE, List.of(1));
     for (int i = 0; i < partitions; i++) {

@@ -80,7 +80,7 @@ class LargeItemTest {
 
   @Test
   void aMoveOfValuesLargerThanAChannelTakesIsRefusedAndTheChannelGoesOn() {
-    DssmrSim sim = new DssmrSim(2, BlobServer::new, SERVICE.registry());
+    DssmrSim sim = new DssmrSim(2, SERVICE);
     for (ObjId id : new ObjId[] {A, B}) {
       Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, null), p(0)), p(0), ORACLE, p(0)));
       sim.settle();

@@ -6,17 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.esotericsoftware.kryo.DefaultSerializer;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
+import io.eyrie.core.Service;
 import io.eyrie.core.StateMachine;
 import io.eyrie.core.protocol.Msgs;
-import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.oracle.DssmrSim.Msg;
 import java.util.ArrayList;
@@ -51,8 +51,10 @@ class UnencodableObjectTest {
 
   /**
    * Values that cannot leave while {@link #refuse} is set: their serializer refuses to write, as
-   * values too large for a channel item are refused.
+   * values too large for a channel item are refused. Kryo finds the serializer through the
+   * annotation when the service registers the class.
    */
+  @DefaultSerializer(CrateSerializer.class)
   static final class Crate extends PRObject {
     long n;
 
@@ -65,7 +67,8 @@ class UnencodableObjectTest {
     static volatile boolean refuse;
   }
 
-  static final class CrateSerializer extends Serializer<Crate> {
+  /** Public, with a public constructor: Kryo creates it. */
+  public static final class CrateSerializer extends Serializer<Crate> {
     @Override
     public void write(Kryo kryo, Output output, Crate c) {
       if (Crate.refuse) {
@@ -109,10 +112,8 @@ class UnencodableObjectTest {
     }
   }
 
-  private static CodecRegistry registry() {
-    return Eyrie.registry().register(100, Box.class).register(101, Spoil.class).register(102, Peek.class)
-        .register(103, Crate.class, new CrateSerializer());
-  }
+  private static final Service SERVICE = Service.newBuilder().type(100, Box.class).type(101, Spoil.class)
+      .type(102, Peek.class).type(103, Crate.class).server(BoxServer::new).oracle(OracleStateMachine::new).build();
 
   private static final ObjId V = ObjId.valueOf(1);
   private static final ObjId W = ObjId.valueOf(2);
@@ -123,7 +124,7 @@ class UnencodableObjectTest {
   }
 
   private static DssmrSim withObjects(Object vContent) {
-    DssmrSim sim = new DssmrSim(2, BoxServer::new, registry());
+    DssmrSim sim = new DssmrSim(2, SERVICE);
     for (ObjId id : new ObjId[] {V, W}) {
       GroupId at = id.equals(V) ? p(0) : p(1);
       Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, id.equals(V) ? vContent : null), at), at,

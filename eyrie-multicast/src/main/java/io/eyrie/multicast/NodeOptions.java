@@ -306,8 +306,12 @@ public final class NodeOptions {
       return this;
     }
 
-    /** Sets the application's codec registrations. */
-    public Builder registry(CodecRegistry v) {
+    /**
+     * Sets the application's codec registrations. Package-private: a node and an embedded cluster
+     * take them from the {@link NodeApp} they host, so that the registrations and the deliverers
+     * come from one place.
+     */
+    Builder registry(CodecRegistry v) {
       this.registry = Objects.requireNonNull(v, "registry");
       return this;
     }

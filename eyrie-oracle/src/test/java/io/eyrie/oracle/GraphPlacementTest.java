@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.core.protocol.Msgs.Prophecy;
@@ -33,7 +32,7 @@ class GraphPlacementTest {
   static final GroupId P0 = OracleServerTest.P0;
   static final GroupId P1 = OracleServerTest.P1;
 
-  final Codec codec = new Codec(Eyrie.registry());
+  final Codec codec = OracleServerTest.eyrieCodec();
 
   OracleStateMachine graphOracle() {
     OracleStateMachine o = new OracleStateMachine(OracleStateMachine.Placement.GRAPH);

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
+import io.eyrie.core.Service;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.core.protocol.Msgs.Prophecy;
 import io.eyrie.core.protocol.Msgs.Verdict;
@@ -38,7 +38,15 @@ class OracleServerTest {
       group p1 partition 1
       """);
 
-  final Codec codec = new Codec(Eyrie.registry());
+  final Codec codec = eyrieCodec();
+
+  /**
+   * Returns the codec of a service with no types of its own: Eyrie's messages only, which is all
+   * the oracle sends and stores here. The service's partition server never runs.
+   */
+  static Codec eyrieCodec() {
+    return new Codec(Service.newBuilder().server(() -> null).oracle(OracleStateMachine::new).build().registry());
+  }
 
   /** An oracle whose hooks record what they were told. */
   static final class Recording extends OracleStateMachine {

@@ -2,7 +2,6 @@ package io.eyrie.tools;
 
 import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
-import io.eyrie.core.Eyrie;
 import io.eyrie.multicast.ClusterConfig;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -50,9 +49,9 @@ final class AuditCommand implements Command {
       throw new Args.UsageException("the cluster file has no oracle group");
     }
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(10), Duration.ofMillis(100)).toMillis();
-    // Partitions added to the running cluster are audited too: the nodes know them.
+    // Partitions added to the running cluster are audited too: the nodes know them. A client
+    // without a service: the audit needs Eyrie's own messages only.
     try (Client client = Client.newBuilder().cluster(Tools.view(cluster, Math.min(timeoutMs, 10_000)))
-        .registry(Eyrie.registry())
         .totalTimeoutMs(timeoutMs).build()) {
       AuditReport r = client.audit().get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
       out.println("objects in the oracle's map: " + r.objects());

@@ -69,9 +69,27 @@ public final class CommandLine {
       err.println(program + ": unknown command '" + args[0] + "' (" + program + " --help lists the commands)");
       return 2;
     }
-    String name = program + " " + cmd.name();
+    return run(program, program + " " + cmd.name(), cmd, Arrays.asList(args).subList(1, args.length), out, err);
+  }
+
+  /**
+   * Runs a program that is one command (the Jepsen harness's node process), without exiting the
+   * JVM: the same {@code --help}, {@code --version}, messages and exit codes as a subcommand.
+   *
+   * @param program the program's name, as messages show it
+   * @param cmd the command
+   * @param args the command line
+   * @param out where results go
+   * @param err where problems go
+   * @return the exit code
+   */
+  public static int run(String program, Command cmd, List<String> args, PrintStream out, PrintStream err) {
+    return run(program, program, cmd, args, out, err);
+  }
+
+  private static int run(String program, String name, Command cmd, List<String> rest, PrintStream out,
+      PrintStream err) {
     try {
-      List<String> rest = Arrays.asList(args).subList(1, args.length);
       if (rest.contains("--version") && !cmd.valued().contains("version") && !cmd.switches().contains("version")) {
         out.println(program + " " + version(CommandLine.class));
         return 0;

@@ -1,9 +1,9 @@
 package io.eyrie.tools;
 
 import io.eyrie.core.Service;
-import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.NodeOptions;
 import java.io.PrintStream;
-import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -45,27 +45,15 @@ final class NodeCommand implements Command {
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "id", "service", "data", "metrics-port");
+    Set<String> v = new HashSet<>(NodeLauncher.OPTIONS);
+    v.add("service");
+    return v;
   }
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
-    ClusterConfig cluster = Tools.cluster(a);
-    int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
-    if (id < 0) {
-      throw new Args.UsageException("option --id is required");
-    }
-    if (!cluster.nodes().containsKey(id)) {
-      throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
-    }
     Service service = load(a.required("service"));
-    Path data = Path.of(a.string("data", "data/node-" + id)).toAbsolutePath().normalize();
-    int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
-    NodeLauncher l = NodeLauncher.start(cluster, id, data, service, port, out);
-    l.awaitClose();
+    NodeLauncher.start(a, service, "data/node-", NodeOptions.defaults(), out).awaitClose();
     return 0;
   }
 

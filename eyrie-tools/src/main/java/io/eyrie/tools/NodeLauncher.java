@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,11 +20,19 @@ import org.slf4j.LoggerFactory;
  * Runs one node process of a cluster for any service: starts the node, serves {@code /metrics}
  * and {@code /ready} when a port is given, publishes Ratis's metrics on JMX, and on shutdown
  * (SIGTERM, Ctrl-C) hands the leadership of the groups it leads to other nodes before closing,
- * so that a planned restart costs no election timeout. {@code bin/eyrie node} and
- * {@code chirper node} are thin front ends.
+ * so that a planned restart costs no election timeout. {@code bin/eyrie node}, {@code chirper
+ * node} and the Jepsen harness's node are thin front ends: each names its service and reads
+ * the same {@link #OPTIONS} with {@link #start(Args, NodeApp, String, NodeOptions, PrintStream)}.
  */
 public final class NodeLauncher {
   private static final Logger LOG = LoggerFactory.getLogger(NodeLauncher.class);
+
+  /**
+   * The options of every node launcher's command line, each with a value: {@code --cluster FILE},
+   * {@code --id N}, {@code --data DIR} ({@code --storage} is another name) and
+   * {@code --metrics-port P}.
+   */
+  public static final Set<String> OPTIONS = Set.of("cluster", "id", "data", "metrics-port");
 
   /** How long each leadership transfer may take at shutdown. */
   static final Duration HANDOFF_TIMEOUT = Duration.ofSeconds(3);
@@ -37,6 +46,39 @@ public final class NodeLauncher {
   }
 
   /**
+   * Starts a node from a launcher's command line ({@link #OPTIONS}; no positional arguments):
+   * the node {@code --id} of the {@code --cluster} file, its storage in {@code --data} (default
+   * {@code dataPrefix} followed by the id), and {@code /metrics} on {@code --metrics-port} (default
+   * the node line's {@code metrics=P}; none if neither).
+   *
+   * @param a the parsed command line
+   * @param app the service the node hosts
+   * @param dataPrefix the default storage directory, without the node's id
+   * @param options the node's options
+   * @param out where the start-up lines go
+   * @return the running launcher
+   * @throws Args.UsageException if the command line names no node of the cluster file
+   * @throws IOException if the node or the endpoint cannot start
+   */
+  public static NodeLauncher start(Args a, NodeApp app, String dataPrefix, NodeOptions options, PrintStream out)
+      throws Args.UsageException, IOException {
+    if (!a.positional().isEmpty()) {
+      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
+    }
+    ClusterConfig cluster = Tools.cluster(a);
+    int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
+    if (id < 0) {
+      throw new Args.UsageException("option --id is required");
+    }
+    if (!cluster.nodes().containsKey(id)) {
+      throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
+    }
+    Path data = Path.of(a.string("data", dataPrefix + id)).toAbsolutePath().normalize();
+    int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
+    return start(cluster, id, data, app, options, port, out);
+  }
+
+  /**
    * Starts a node and its HTTP endpoint, and installs the shutdown hook.
    *
    * @param cluster the cluster
@@ -44,15 +86,16 @@ public final class NodeLauncher {
    * @param data its storage directory
    * @param app the service (an {@code io.eyrie.core.Service}): its codec registrations, partition
    *     servers and oracle
+   * @param options the node's options
    * @param metricsPort the HTTP port of {@code /metrics} and {@code /ready}; 0 for none
    * @param out where the start-up lines go
    * @return the running launcher
    * @throws IOException if the node or the endpoint cannot start
    */
-  public static NodeLauncher start(ClusterConfig cluster, int id, Path data, NodeApp app, int metricsPort,
-      PrintStream out) throws IOException {
+  public static NodeLauncher start(ClusterConfig cluster, int id, Path data, NodeApp app, NodeOptions options,
+      int metricsPort, PrintStream out) throws IOException {
     MetricRegistries.global().enableJmxReporter();
-    Node node = Node.start(cluster, id, data, app, NodeOptions.defaults());
+    Node node = Node.start(cluster, id, data, app, options);
     NodeHttp http;
     try {
       http = metricsPort > 0 ? NodeHttp.start(node, cluster.node(id).host(), metricsPort) : null;

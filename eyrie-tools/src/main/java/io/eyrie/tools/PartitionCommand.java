@@ -1,7 +1,6 @@
 package io.eyrie.tools;
 
 import io.eyrie.core.Client;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.PartitionTable;
 import io.eyrie.multicast.ClusterAdmin;
 import io.eyrie.multicast.ClusterConfig;
@@ -88,14 +87,13 @@ final class PartitionCommand implements Command {
     List<Integer> members = members(a, file);
     long ms = timeout.toMillis();
     ClusterConfig view = Tools.view(file, Math.min(ms, 10_000));
-    try (Client client = Client.newBuilder().cluster(view).registry(Eyrie.registry()).totalTimeoutMs(ms).build()) {
+    try (Client client = Client.newBuilder().cluster(view).totalTimeoutMs(ms).build()) {
       PartitionTable t;
       switch (verb) {
         case "list" -> t = client.partitionTable().get(ms, TimeUnit.MILLISECONDS);
         case "add" -> {
           if (!view.groups().containsKey(group)) {
-            try (MulticastClient mc = MulticastClient.newBuilder().cluster(view).registry(Eyrie.registry())
-                .totalTimeoutMs(ms).build()) {
+            try (MulticastClient mc = MulticastClient.newBuilder().cluster(view).totalTimeoutMs(ms).build()) {
               out.println("adding group " + group + " on nodes " + members);
               ClusterAdmin.addGroup(mc, group, members, timeout);
             }

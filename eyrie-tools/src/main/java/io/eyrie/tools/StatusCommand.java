@@ -1,7 +1,6 @@
 package io.eyrie.tools;
 
 import io.eyrie.core.Client;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PartitionStats;
 import io.eyrie.multicast.ClusterConfig;
@@ -75,8 +74,7 @@ final class StatusCommand implements Command {
       }
     }
     if (cluster.oracle() != null && !cluster.partitions().isEmpty()) {
-      try (Client client = Client.newBuilder().cluster(cluster).registry(Eyrie.registry())
-          .totalTimeoutMs(timeoutMs).build()) {
+      try (Client client = Client.newBuilder().cluster(cluster).totalTimeoutMs(timeoutMs).build()) {
         StringBuilder b = new StringBuilder("objects:");
         for (GroupId p : cluster.partitions()) {
           try {

@@ -28,7 +28,7 @@ final class Tools {
    */
   static ClusterConfig view(ClusterConfig file, long timeoutMs) {
     try (io.eyrie.multicast.MulticastClient mc = io.eyrie.multicast.MulticastClient.newBuilder().cluster(file)
-        .registry(io.eyrie.core.Eyrie.registry()).totalTimeoutMs(timeoutMs).build()) {
+        .totalTimeoutMs(timeoutMs).build()) {
       return mc.refreshView().get(timeoutMs + 1000, java.util.concurrent.TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       return file;

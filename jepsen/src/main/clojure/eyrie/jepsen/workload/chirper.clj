@@ -27,7 +27,7 @@
             [eyrie.jepsen.history :as h]
             [eyrie.jepsen.util :as util]
             [eyrie.jepsen.workload.register :as reg])
-  (:import (io.eyrie.chirper ChirperClient ChirperServer Ops$SeedUser Post)
+  (:import (io.eyrie.chirper ChirperClient ChirperService Ops$SeedUser Post)
            (io.eyrie.core Client Command ObjId Reply)
            (java.util Random)
            (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)
@@ -66,7 +66,7 @@
     (->ChirperWorkloadClient
       (ChirperClient. (-> (Client/newBuilder)
                           (.cluster (reg/cluster-config test))
-                          (.registry (ChirperServer/registry))
+                          (.service (.get (ChirperService.)))
                           (.mode (reg/client-mode test))
                           (.build)))))
 

@@ -42,7 +42,7 @@
   ^Client [test]
   (-> (Client/newBuilder)
       (.cluster (cluster-config test))
-      (.registry (JepsenNode/registry))
+      (.service (JepsenNode/clientService))
       (.mode (client-mode test))
       (.build)))
 

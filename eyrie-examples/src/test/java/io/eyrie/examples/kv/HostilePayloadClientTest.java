@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.esotericsoftware.kryo.DefaultSerializer;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
@@ -15,10 +16,7 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.core.Service;
 import io.eyrie.multicast.CallTimeoutException;
-import io.eyrie.multicast.CodecRegistry;
-import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.NodeApp;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,19 +33,20 @@ class HostilePayloadClientTest {
   /** What the nodes know under {@link #SEED_ID}. */
   record Seed(long[] followers) {}
 
-  /** What the client sends under {@link #SEED_ID}: a Seed declaring {@code count} followers. */
-  static final class HostileSeed {}
+  /**
+   * What the client sends under {@link #SEED_ID}: a Seed declaring {@link #count} followers.
+   * Kryo finds its writer through the annotation when the client's service registers the class.
+   */
+  @DefaultSerializer(HostileSeedWriter.class)
+  static final class HostileSeed {
+    static volatile long count;
+  }
 
-  static final class HostileSeedWriter extends Serializer<HostileSeed> {
-    private final long count;
-
-    HostileSeedWriter(long count) {
-      this.count = count;
-    }
-
+  /** Public, with a public constructor: Kryo creates it. */
+  public static final class HostileSeedWriter extends Serializer<HostileSeed> {
     @Override
     public void write(Kryo kryo, Output output, HostileSeed object) {
-      output.writeVarInt((int) (count + 1), true); // the long[]'s length + 1
+      output.writeVarInt((int) (HostileSeed.count + 1), true); // the long[]'s length + 1
       output.writeVarLong(42, true); // one follower
     }
 
@@ -57,33 +56,15 @@ class HostilePayloadClientTest {
     }
   }
 
-  /** The key-value service, with {@link Seed} registered on the nodes. */
-  static final class SeedApp implements NodeApp {
-    final Service inner = new KvService().get();
-
-    @Override
-    public CodecRegistry registry() {
-      return inner.registry().register(SEED_ID, Seed.class);
-    }
-
-    @Override
-    public Object readinessQuery() {
-      return inner.readinessQuery();
-    }
-
-    @Override
-    public DelivererFactory deliverers() {
-      return inner.deliverers();
-    }
-  }
-
   @Test
   void aCreateWithAHostileDeclaredSizeFailsAtOnce() throws Exception {
-    SeedApp app = new SeedApp();
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(app).start()) {
+    // The nodes know a Seed under SEED_ID; the client, a service that disagrees, a HostileSeed.
+    Service nodes = new KvService().get().toBuilder().type(SEED_ID, Seed.class).build();
+    Service hostile = new KvService().get().toBuilder().type(SEED_ID, HostileSeed.class).build();
+    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(nodes).start()) {
       for (long count : new long[] {1L << 29, (1L << 31) - 2}) {
-        CodecRegistry hostile = app.inner.registry().register(SEED_ID, HostileSeed.class, new HostileSeedWriter(count));
-        try (Client client = Client.newBuilder().cluster(cluster.cluster()).registry(hostile).build()) {
+        HostileSeed.count = count;
+        try (Client client = Client.newBuilder().cluster(cluster.cluster()).service(hostile).build()) {
           long start = System.nanoTime();
           ExecutionException e = assertThrows(ExecutionException.class,
               () -> client.sendCreate(Command.create(ObjId.valueOf(7), new HostileSeed())).get(60, SECONDS));

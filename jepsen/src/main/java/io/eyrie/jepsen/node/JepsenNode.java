@@ -1,27 +1,20 @@
 package io.eyrie.jepsen.node;
 
 import io.eyrie.core.Command;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
+import io.eyrie.core.Service;
 import io.eyrie.core.StateMachine;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.examples.bank.BankService;
-import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
-import io.eyrie.multicast.Node;
-import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.OracleStateMachine;
-import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * A node process for the Jepsen harness: hosts the {@code register}, {@code kv} or {@code bank}
- * service.
+ * The Jepsen harness's services, {@code register}, {@code kv} and {@code bank}, and the node
+ * process that hosts one of them:
  *
  * <pre>java -cp ... io.eyrie.jepsen.node.JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR
- *     [--unsafe-reads [PORT]]</pre>
+ *     [--unsafe-reads [PORT]] [--snapshot-threshold ENTRIES]</pre>
  */
 public final class JepsenNode {
   private JepsenNode() {}
@@ -95,23 +88,55 @@ public final class JepsenNode {
   }
 
   /**
-   * The codec registrations shared by nodes and the harness client: the register service's
-   * (ids 200-209), the kv service's (210; it reuses the register's operations, and adds
-   * {@link FailingCreate} 211 and {@link ThrowingWrite} 212, its deliberate failures) and the example
-   * bank's ({@link BankServer}, ids 100-103), which the bank service hosts.
+   * Returns a jepsen service with the given partition server and the default oracle. Every
+   * jepsen service has the same types, so that one client works with any of them: the example
+   * bank's ({@link BankServer}, ids 100-103), which the bank service hosts, the register
+   * service's (ids 200-209) and the kv service's (210; it reuses the register's operations, and
+   * adds {@link FailingCreate} 211 and {@link ThrowingWrite} 212, its deliberate failures).
+   *
+   * @param server creates the partition server of one replica
+   * @return the service
    */
-  public static CodecRegistry registry() {
-    return Eyrie.registry().include(new BankService().get().registry())
-        .register(200, Register.class)
-        .register(201, Read.class)
-        .register(202, Write.class)
-        .register(203, Cas.class)
-        .register(204, WritePair.class)
-        .register(208, TouchPair.class)
-        .register(209, Keyed.class)
-        .register(210, KvEntry.class)
-        .register(211, FailingCreate.class)
-        .register(212, ThrowingWrite.class);
+  public static Service service(Supplier<? extends StateMachine> server) {
+    return new BankService().get().toBuilder()
+        .type(200, Register.class)
+        .type(201, Read.class)
+        .type(202, Write.class)
+        .type(203, Cas.class)
+        .type(204, WritePair.class)
+        .type(208, TouchPair.class)
+        .type(209, Keyed.class)
+        .type(210, KvEntry.class)
+        .type(211, FailingCreate.class)
+        .type(212, ThrowingWrite.class)
+        .server(server)
+        .build();
+  }
+
+  /**
+   * Returns the service a node hosts for {@code --service NAME}.
+   *
+   * @param name {@code register}, {@code kv} or {@code bank}
+   * @return the service
+   * @throws IllegalArgumentException for another name
+   */
+  public static Service service(String name) {
+    return switch (name) {
+      case "register" -> service(RegisterServer::new);
+      case "kv" -> service(KvServer::new);
+      case "bank" -> service(BankServer::new);
+      default -> throw new IllegalArgumentException("unknown service " + name + " (register, kv or bank)");
+    };
+  }
+
+  /**
+   * Returns the service the harness's clients use: every jepsen service has the same types, so
+   * this one (the register service) encodes the commands of each of them.
+   *
+   * @return the service
+   */
+  public static Service clientService() {
+    return service("register");
   }
 
   /**
@@ -318,90 +343,14 @@ public final class JepsenNode {
   }
 
   /**
-   * Starts a node.
+   * Starts a node: {@code --cluster FILE --id N --service register|kv|bank --data DIR
+   * [--unsafe-reads [PORT]] [--snapshot-threshold ENTRIES]}, through the same launcher as
+   * {@code eyrie node}. Exits 2 for a wrong command line, before anything starts.
    *
-   * @param args {@code --cluster FILE --id N --service register|kv|bank --data DIR}
-   * @throws Exception if the node cannot start
+   * @param args the command line
    */
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
     io.eyrie.multicast.Node.prepareJvm();
-    Map<String, String> opts;
-    try {
-      opts = parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("JepsenNode: " + e.getMessage() + " (JepsenNode --help shows the usage)");
-      System.exit(2);
-      return;
-    }
-    if (opts.containsKey("help")) {
-      System.out.println("usage: JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR"
-          + " [--unsafe-reads [PORT]] [--snapshot-threshold ENTRIES]");
-      System.exit(0);
-    }
-    if (!opts.containsKey("cluster") || !opts.containsKey("id")) {
-      System.err.println("usage: JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR");
-      System.exit(2);
-    }
-    ClusterConfig cluster = ClusterConfig.load(Path.of(opts.get("cluster")));
-    int id = Integer.parseInt(opts.get("id"));
-    Path data = Path.of(opts.getOrDefault("data", "data/node-" + id));
-    String service = opts.getOrDefault("service", "register");
-    UnsafeReads unsafe = null;
-    if (opts.containsKey("unsafe-reads")) {
-      if (!service.equals("register")) {
-        throw new IllegalArgumentException("--unsafe-reads needs --service register");
-      }
-      unsafe = new UnsafeReads();
-    }
-    UnsafeReads view = unsafe;
-    java.util.function.Supplier<? extends StateMachine> app = switch (service) {
-      case "register" -> () -> new RegisterServer(view);
-      case "kv" -> KvServer::new;
-      case "bank" -> BankServer::new;
-      default -> throw new IllegalArgumentException("unknown service " + service);
-    };
-    NodeOptions.Builder ob = NodeOptions.newBuilder().registry(registry());
-    if (opts.containsKey("snapshot-threshold")) {
-      // Low, so that some restarts load a snapshot and others, before the first one, replay the log.
-      ob.snapshotThreshold(Long.parseLong(opts.get("snapshot-threshold")));
-    }
-    NodeOptions options = ob.build();
-    Node node = Node.start(cluster, id, data, Eyrie.deliverers(app, OracleStateMachine::new), options);
-    if (unsafe != null) {
-      String host = cluster.node(id).host();
-      String portOpt = opts.get("unsafe-reads");
-      int port = portOpt.equals("true") ? 7300 : Integer.parseInt(portOpt);
-      unsafe.serve(host, port);
-      System.out.println("unsafe reads served on " + host + ":" + port);
-    }
-    System.out.println("jepsen node " + id + " up, service " + service);
-    Runtime.getRuntime().addShutdownHook(new Thread(node::close, "eyrie-shutdown"));
-    node.awaitClose();
-  }
-
-  /** The options a node takes; {@code --storage} is another name for {@code --data}. */
-  private static final java.util.Set<String> OPTIONS = java.util.Set.of("cluster", "id", "data", "service",
-      "unsafe-reads", "snapshot-threshold", "help");
-
-  private static Map<String, String> parse(String[] args) {
-    Map<String, String> m = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("-h")) {
-        args[i] = "--help";
-      }
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("expected --name [value], got " + args[i]);
-      }
-      String name = args[i].substring(2).equals("storage") ? "data" : args[i].substring(2);
-      if (!OPTIONS.contains(name)) {
-        throw new IllegalArgumentException("unknown option " + args[i]);
-      }
-      if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-        m.put(name, args[++i]);
-      } else {
-        m.put(name, "true");
-      }
-    }
-    return m;
+    System.exit(NodeCommand.run(args, System.out, System.err));
   }
 }

@@ -8,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.Reply;
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.OracleStateMachine;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,8 +20,8 @@ class JepsenNodeTest {
 
   private static EmbeddedCluster cluster(java.util.function.Supplier<? extends io.eyrie.core.StateMachine> app) {
     return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
-        .options(NodeOptions.newBuilder().registry(JepsenNode.registry()).electionTimeoutMs(600, 1200).build())
-        .deliverers(Eyrie.deliverers(app, OracleStateMachine::new)).start();
+        .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build())
+        .app(JepsenNode.service(app)).start();
   }
 
   private static Object call(Client cl, Command c, boolean create) throws Exception {
@@ -34,7 +32,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void registerReadWriteCasAndPair() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.RegisterServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       call(cl, Command.create(ObjId.valueOf(1), (Long) null), true);
       call(cl, Command.create(ObjId.valueOf(2), 5L), true);
       assertEquals(null, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
@@ -53,7 +51,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void kvCreateDeleteAndAccessAnswers() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       ObjId k = ObjId.valueOf(1);
       ObjId anchor = ObjId.valueOf(1_000_000);
       assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
@@ -84,7 +82,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void kvFailingCreateIsRefusedAndThrowingWriteIsUndone() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       ObjId k = ObjId.valueOf(1);
       ObjId anchor = ObjId.valueOf(1_000_000);
       assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
@@ -120,7 +118,7 @@ class JepsenNodeTest {
     JepsenNode.UnsafeReads view = new JepsenNode.UnsafeReads();
     com.sun.net.httpserver.HttpServer http = view.serve("127.0.0.1", 0);
     try (EmbeddedCluster c = cluster(() -> new JepsenNode.RegisterServer(view));
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       call(cl, Command.create(ObjId.valueOf(1), 5L), true);
       call(cl, Command.create(ObjId.valueOf(2), (Long) null), true);
       assertEquals("ok", call(cl, Command.access(new JepsenNode.TouchPair(1, 2), ObjId.valueOf(1), ObjId.valueOf(2)), false));
@@ -152,7 +150,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void bankTransferAndReadAll() throws Exception {
     try (EmbeddedCluster c = cluster(io.eyrie.examples.bank.BankServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).registry(JepsenNode.registry()).build()) {
+        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
       for (long k = 1; k <= 4; k++) {
         call(cl, Command.create(ObjId.valueOf(k), 10L), true);
       }
@@ -162,6 +160,49 @@ class JepsenNodeTest {
       Object all = call(cl, Command.access(new io.eyrie.examples.bank.BankOps.Read(),
           ObjId.valueOf(1), ObjId.valueOf(2), ObjId.valueOf(3), ObjId.valueOf(4)), false);
       assertArrayEquals(new long[] {6, 10, 14, 10}, (long[]) all);
+    }
+  }
+
+  private record Exit(int code, String out, String err) {}
+
+  private static Exit node(String... args) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code = NodeCommand.run(args, new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    return new Exit(code, out.toString(java.nio.charset.StandardCharsets.UTF_8),
+        err.toString(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The node's command line is checked before anything starts: the harness's flags (db.clj's
+   * node-command) are all accepted, and a wrong line is one message and exit 2.
+   */
+  @Test
+  void theNodeCommandLineIsCheckedBeforeAnythingStarts() {
+    Exit help = node("--help");
+    assertEquals(0, help.code());
+    assertTrue(help.out().startsWith("usage: JepsenNode"), help.out());
+
+    Exit bogus = node("--bogus-option", "1");
+    assertEquals(2, bogus.code());
+    assertEquals(1, bogus.err().lines().count(), bogus.err());
+    assertTrue(bogus.err().contains("--bogus-option"), bogus.err());
+
+    assertEquals(2, node("--service", "chirper").code());
+    Exit unsafeKv = node("--service", "kv", "--unsafe-reads");
+    assertEquals(2, unsafeKv.code());
+    assertTrue(unsafeKv.err().contains("--unsafe-reads needs --service register"), unsafeKv.err());
+
+    // Every flag the harness passes parses; only the missing cluster file stops the node.
+    for (String[] line : new String[][] {
+        {"--cluster", "no-such.conf", "--id", "1", "--service", "register", "--data", "d", "--unsafe-reads", "7301",
+            "--snapshot-threshold", "50"},
+        {"--cluster", "no-such.conf", "--id", "1", "--service", "register", "--data", "d", "--unsafe-reads"},
+        {"--cluster", "no-such.conf", "--id", "1", "--service", "bank", "--storage", "d"}}) {
+      Exit e = node(line);
+      assertEquals(2, e.code(), e.err());
+      assertTrue(e.err().contains("no cluster file"), e.err());
     }
   }
 }
