@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.eyrie.core.Eyrie;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.protocol.Msgs;
 import io.eyrie.multicast.Codec;
@@ -36,7 +35,7 @@ class OracleSnapshotTest {
       + "000000000000010101000000000000000a000000000000000005000000000000000101010000000000000007000000000000"
       + "000013036372656174656420312c20322c20332c20b40370b00070b10170b201";
 
-  final Codec codec = new Codec(Eyrie.registry());
+  final Codec codec = OracleServerTest.eyrieCodec();
 
   /** An oracle whose application state is one string. */
   static final class Noting extends OracleStateMachine {
