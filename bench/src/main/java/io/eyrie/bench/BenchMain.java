@@ -63,11 +63,13 @@ public final class BenchMain {
       usage: bin/bench multicast [--duration 20s] [--warmup 5s] [--clients N] [--window W] [--out DIR]
                                  [--groups 1,2,4] [--raw true|false] [--dssmr true|false] [--isolated N]
                                  [--channel-window N] [--submit-in-flight N] [--event-loop-threads N]
+                                 [--jit-warmup 120s]
 
-        An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results).""",
+        An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results).
+        --jit-warmup: run the loaded phases unmeasured until the JIT is quiet, at most this long.""",
       Set.of("duration", "warmup", "clients", "window", "out", "groups", "raw", "dssmr", "isolated",
-          "channel-window", "submit-in-flight", "event-loop-threads"),
-      Set.of(), Set.of("duration", "warmup"), MulticastBenchmark::main);
+          "channel-window", "submit-in-flight", "event-loop-threads", "jit-warmup"),
+      Set.of(), Set.of("duration", "warmup", "jit-warmup"), MulticastBenchmark::main);
 
   static final Command TABLE1 = new Bench("table1",
       "the paper's Table 1: S-SMR and DS-SMR per workload and partition count", """
@@ -109,6 +111,18 @@ public final class BenchMain {
         bench/results/issue16).""",
       Set.of("before", "after", "accounts", "communities", "clients", "window", "out"),
       Set.of(), Set.of("before", "after"), ElasticBenchmark::main);
+
+  static final Command BANK_PLACEMENT = new Bench("bank-placement",
+      "bank transfers without locality under S-SMR, DS-SMR and the learned placement, interleaved (issue 16)", """
+      usage: bin/bench bank-placement [--modes ssmr,dssmr,graph] [--warmup 20s] [--duration 10s] [--rounds 2]
+                                      [--accounts N] [--clients N] [--window N] [--out DIR]
+
+        A fresh embedded cluster per mode (3 nodes, 4 partitions), all started first; each mode warmed
+        up --warmup, then --rounds rounds of --duration windows, the modes in order in odd rounds
+        and reversed in even ones (ABBA), so that no mode gets a warmer JIT; a mode's figure is the
+        mean of its windows. Results in DIR/bank-placement.md (default bench/results/issue16).""",
+      Set.of("modes", "warmup", "duration", "rounds", "accounts", "clients", "window", "out"),
+      Set.of(), Set.of("warmup", "duration"), BankPlacementBenchmark::main);
 
   /** {@code bench micro}: the JMH micro benchmarks with short settings. */
   static final Command MICRO = new Command() {
@@ -185,7 +199,7 @@ public final class BenchMain {
   };
 
   static CommandLine commandLine() {
-    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, ELASTIC, MICRO, JMH));
+    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, ELASTIC, BANK_PLACEMENT, MICRO, JMH));
   }
 
   /**

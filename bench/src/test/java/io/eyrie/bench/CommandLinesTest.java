@@ -28,7 +28,7 @@ class CommandLinesTest {
   private static final List<String> EYRIE = List.of("node", "status", "audit", "partition");
   private static final List<String> CHIRPER = List.of("demo", "node", "load", "adduser", "post", "follow",
       "unfollow", "timeline");
-  private static final List<String> BENCH = List.of("multicast", "table1", "community-shift", "elastic", "micro");
+  private static final List<String> BENCH = List.of("multicast", "table1", "community-shift", "elastic", "bank-placement", "micro");
 
   private record Result(int code, String out, String err) {}
 
