@@ -3,7 +3,7 @@ package io.eyrie.multicast.internal;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
-import io.eyrie.multicast.internal.ExecutionQueue.Inbox;
+import io.eyrie.multicast.internal.Inboxes.Inbox;
 import io.eyrie.multicast.internal.Wire.Data;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -8,27 +8,30 @@ import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.GroupState.Reply;
+import io.eyrie.multicast.internal.Inboxes.Inbox;
 import io.eyrie.multicast.internal.Wire.Started;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Execution at one group: the delivered messages in delivery order, run one at a time by the
- * application; the head may be parked until items from other destinations arrive. Owns the items
- * buffered for messages that have not finished here, and the replies recorded here that wait for
- * the other destinations' started-signals before they are released. Kept apart because this is
- * where the application runs and where the order of execution is fixed: nothing here reorders.
+ * application, and the head, which may be parked until items from other destinations arrive.
+ * Owns the queue, the head's progress and its snapshot section, and runs a message through its
+ * steps: first delivery and started-signal, waits, resumes, completion. Kept apart because this
+ * is where the application runs and where the order of execution is fixed: nothing here
+ * reorders. Its parts: {@link Inboxes} (items buffered per message), {@link OffQueue} (messages
+ * waiting with resumeLater, and blocked ones) and {@link ReplyRelease} (replies awaiting the
+ * other destinations' started-signals).
  */
 final class ExecutionQueue {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionQueue.class);
@@ -36,47 +39,33 @@ final class ExecutionQueue {
   final GroupId self;
   private final Deliverer app;
   final Codec codec;
-  private final GroupState.Stats stats;
+  final GroupState.Stats stats;
   final Outboxes outboxes;
   final ClientTable clients;
-  /** Releases a final reply (to the listener of the moment). */
-  private final BiConsumer<MsgId, Reply> release;
 
   /** Delivered messages not yet fully executed; the head may be parked. */
   final ArrayDeque<Msg> queue = new ArrayDeque<>();
+  /** Every message in progress here: in {@link #queue}, or off it in {@link #offQueue}. */
   final HashMap<MsgId, Msg> queued = new HashMap<>();
   boolean headStarted;
   TreeSet<GroupId> parkedOn;
   /** Items received for messages that have not finished executing here. */
-  final HashMap<MsgId, Inbox> inboxes = new HashMap<>();
-  /** Replies recorded here but waiting for the other destinations' started-signals. */
-  final HashMap<MsgId, TreeSet<GroupId>> awaitingStarts = new HashMap<>();
-  /**
-   * Messages that left the queue with {@link Execution#resumeLater}, and the groups each waits
-   * for; they stay in {@link #queued} (in progress) until they complete.
-   */
-  final TreeMap<MsgId, Later> later = new TreeMap<>();
+  final Inboxes inboxes = new Inboxes();
+  /** Messages that left the queue before they finished (resumeLater, blocked). */
+  final OffQueue offQueue = new OffQueue(this);
+  /** Replies recorded here, and those waiting for the other destinations' started-signals. */
+  final ReplyRelease replies;
   /** Set by the head's context when it sends to the reply group (which then needs no Started). */
   boolean sentToReplyGroup;
-  /**
-   * Messages the application could not start yet ({@link Execution#blocked}), in delivery order:
-   * they left the queue without a started-signal and stay in {@link #queued} (in progress); each
-   * is delivered again, in this order, after a message completes here.
-   */
-  final ArrayList<Msg> deferred = new ArrayList<>();
   /** Items sent by executions so far (to tell whether a blocked delivery sent something). */
   long sends;
-  /** Messages that completed here so far. */
-  private long completions;
-  /** {@link #completions} when the deferred messages were last delivered again. */
-  private long deferredTried = -1;
 
   /** Executes Eyrie's own messages (group changes), given the message: null for the application's. */
-  java.util.function.Function<Wire.Start, Execution> system = s -> null;
+  Function<Wire.Start, Execution> system = s -> null;
   /** The partitions the group knows of (see {@link io.eyrie.multicast.ExecutionContext#partitions}). */
-  java.util.function.Supplier<List<GroupId>> partitions = List::of;
+  Supplier<List<GroupId>> partitions = List::of;
   /** The open partitions (see {@link io.eyrie.multicast.ExecutionContext#openPartitions}). */
-  java.util.function.Supplier<List<GroupId>> openPartitions = List::of;
+  Supplier<List<GroupId>> openPartitions = List::of;
 
   ExecutionQueue(GroupId self, Deliverer app, Codec codec, GroupState.Stats stats, Outboxes outboxes,
       ClientTable clients, BiConsumer<MsgId, Reply> release) {
@@ -86,25 +75,7 @@ final class ExecutionQueue {
     this.stats = stats;
     this.outboxes = outboxes;
     this.clients = clients;
-    this.release = release;
-  }
-
-  /** The items received for one message, and which destinations were heard from. */
-  static final class Inbox {
-    final TreeSet<GroupId> heard = new TreeSet<>();
-    /** The encoded items, per sender (decoded when the application reads them). */
-    final TreeMap<GroupId, List<byte[]>> data = new TreeMap<>();
-  }
-
-  /** A message resumed out of queue order once an item from each group has arrived. */
-  static final class Later {
-    final Msg m;
-    TreeSet<GroupId> on;
-
-    Later(Msg m, TreeSet<GroupId> on) {
-      this.m = m;
-      this.on = on;
-    }
+    this.replies = new ReplyRelease(self, codec, clients, release);
   }
 
   Msg queued(MsgId id) {
@@ -116,7 +87,7 @@ final class ExecutionQueue {
   }
 
   boolean isAwaitingStarts(MsgId id) {
-    return awaitingStarts.containsKey(id);
+    return replies.isAwaitingStarts(id);
   }
 
   /**
@@ -127,12 +98,12 @@ final class ExecutionQueue {
     // A deferred message counts as started: the application has seen it and may keep its
     // objects apart for it (Execution.blocked), so it must be delivered again, not dropped. One
     // waiting with resumeLater has started too, and may have sent items (review N4).
-    return m == queue.peek() ? headStarted : deferred.contains(m) || later.get(m.start.id()) != null;
+    return m == queue.peek() ? headStarted : offQueue.holds(m);
   }
 
   /** The messages delivered here whose execution has not finished (queued, deferred or resuming later). */
   int size() {
-    return queue.size() + deferred.size() + later.size();
+    return queue.size() + offQueue.size();
   }
 
   /** Appends a delivered message (run by the next {@link #run}). */
@@ -146,18 +117,15 @@ final class ExecutionQueue {
     for (MsgId id : queued.keySet()) {
       active.add(id.client());
     }
-    for (MsgId id : awaitingStarts.keySet()) {
-      active.add(id.client());
-    }
-    for (MsgId id : inboxes.keySet()) {
+    replies.addActiveClients(active);
+    for (MsgId id : inboxes.ids()) {
       active.add(id.client());
     }
   }
 
   /** Drops buffered items of a client below its new watermark, for messages not in progress. */
   void dropInboxesBelow(long client, long watermark, Predicate<MsgId> pending) {
-    inboxes.keySet().removeIf(id -> id.client() == client && id.seq() < watermark
-        && !pending.test(id) && !queued.containsKey(id));
+    inboxes.dropBelow(client, watermark, id -> pending.test(id) || queued.containsKey(id));
   }
 
   /**
@@ -166,7 +134,7 @@ final class ExecutionQueue {
    */
   void run() {
     runQueue();
-    startDeferred();
+    offQueue.startDeferred();
   }
 
   private void runQueue() {
@@ -178,18 +146,18 @@ final class ExecutionQueue {
         headStarted = true;
         ex = firstDelivery(m, ctx);
         if (ex.isBlocked()) {
-          if (!later.isEmpty() || !deferred.isEmpty()) {
+          if (!offQueue.isEmpty()) {
             // Not started (no started-signal): delivered again after a completion here.
             queue.poll();
             headStarted = false;
             parkedOn = null;
-            deferred.add(m);
+            offQueue.defer(m);
             continue;
           }
           ex = Execution.error("the application blocked with no message in progress");
         }
         signalStarted(m);
-      } else if (parkedOn != null && satisfied(m.start.id(), parkedOn)) {
+      } else if (parkedOn != null && inboxes.satisfied(m.start.id(), parkedOn)) {
         ex = resume(ctx);
       } else {
         return;
@@ -206,9 +174,9 @@ final class ExecutionQueue {
           queue.poll();
           headStarted = false;
           parkedOn = null;
-          later.put(m.start.id(), new Later(m, waitSet(ex)));
+          offQueue.waitLater(m, waitSet(ex));
           stats.parks++;
-          resumeIfReady(m.start.id());
+          offQueue.resumeIfReady(m.start.id());
           continue;
         }
       }
@@ -221,7 +189,7 @@ final class ExecutionQueue {
    * instead if its id was reused with other content, or if the application sent items and then
    * answered blocked (what it sent says it started).
    */
-  private Execution firstDelivery(Msg m, ExecutionCtx ctx) {
+  Execution firstDelivery(Msg m, ExecutionCtx ctx) {
     sentToReplyGroup = false;
     if (m.conflict) {
       // The other destinations of this version may wait for items from this group: tell them
@@ -239,67 +207,27 @@ final class ExecutionQueue {
   }
 
   /** Tells the reply group that {@code m} started here, unless an item sent to it already did. */
-  private void signalStarted(Msg m) {
+  void signalStarted(Msg m) {
     if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
       outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
     }
   }
 
   /** Resumes a message that waited; only a first delivery may answer blocked. */
-  private Execution resume(ExecutionCtx ctx) {
+  Execution resume(ExecutionCtx ctx) {
     Execution ex = invoke(ctx, false);
     return ex.isBlocked() ? Execution.error("only a delivery can block, not a resume") : ex;
   }
 
-  /**
-   * Delivers the deferred messages again, in delivery order, while messages complete here. One
-   * that starts now is handled as a head would be (its started-signal, its reply or error), except
-   * that a wait never parks the queue: it waits as with {@link Execution#resumeLater}.
-   */
-  private void startDeferred() {
-    while (!deferred.isEmpty() && deferredTried != completions) {
-      deferredTried = completions;
-      for (java.util.Iterator<Msg> it = deferred.iterator(); it.hasNext(); ) {
-        Msg m = it.next();
-        Execution ex = firstDelivery(m, new ExecutionCtx(this, m));
-        if (ex.isBlocked()) {
-          continue;
-        }
-        it.remove();
-        signalStarted(m);
-        if (ex.isAwait() || ex.isResumeLater()) {
-          String bad = checkWait(m, ex);
-          if (bad == null) {
-            later.put(m.start.id(), new Later(m, waitSet(ex)));
-            stats.parks++;
-            continue;
-          }
-          ex = Execution.error(bad);
-        }
-        complete(m, ex);
-      }
-      // Items may already be here for the messages that now wait (sent before they started).
-      wakeLater();
-      if (later.isEmpty() && !deferred.isEmpty() && deferredTried == completions) {
-        // Every deferred message is still blocked and nothing is in progress that could let one
-        // start: the application broke its promise; the first one ends with an error rather than
-        // all of them waiting for ever.
-        Msg m = deferred.remove(0);
-        sentToReplyGroup = false;
-        signalStarted(m);
-        complete(m, Execution.error("the application blocked with no message in progress"));
-      }
-    }
-  }
-
-  private TreeSet<GroupId> waitSet(Execution ex) {
+  /** The groups a wait the application asked for is on, this group left out. */
+  TreeSet<GroupId> waitSet(Execution ex) {
     TreeSet<GroupId> on = new TreeSet<>(ex.awaited());
     on.remove(self);
     return on;
   }
 
   /** Why a wait the application asked for could never end, or null. */
-  private String checkWait(Msg m, Execution ex) {
+  String checkWait(Msg m, Execution ex) {
     TreeSet<GroupId> on = waitSet(ex);
     if (on.isEmpty()) {
       return "a message cannot wait for its own group";
@@ -311,51 +239,6 @@ final class ExecutionQueue {
       }
     }
     return null;
-  }
-
-  /**
-   * Resumes a message waiting with resumeLater if an item from each awaited group is here. If
-   * the application answers resumeLater again, the message waits until another item arrives for
-   * it or another message completes here (which may be what it waits for).
-   */
-  private void resumeIfReady(MsgId id) {
-    if (tryResume(id)) {
-      wakeLater();
-    }
-  }
-
-  /** Invokes a satisfied later message once; true if it completed. */
-  private boolean tryResume(MsgId id) {
-    Later l = later.get(id);
-    if (l == null || !satisfied(id, l.on)) {
-      return false;
-    }
-    Execution ex = resume(new ExecutionCtx(this, l.m));
-    if (ex.isAwait() || ex.isResumeLater()) {
-      String bad = checkWait(l.m, ex);
-      if (bad == null) {
-        l.on = waitSet(ex);
-        return false;
-      }
-      ex = Execution.error(bad);
-    }
-    later.remove(id);
-    complete(l.m, ex);
-    return true;
-  }
-
-  /**
-   * After a completion, gives every later message whose items are all here another chance, in
-   * id order, until a pass completes none (each completion may unblock others).
-   */
-  private void wakeLater() {
-    boolean progress = true;
-    while (progress && !later.isEmpty()) {
-      progress = false;
-      for (MsgId id : new ArrayList<>(later.keySet())) {
-        progress |= tryResume(id);
-      }
-    }
   }
 
   /**
@@ -383,69 +266,25 @@ final class ExecutionQueue {
     }
   }
 
-  private boolean satisfied(MsgId id, Set<GroupId> from) {
-    Inbox in = inboxes.get(id);
-    if (in == null) {
-      return false;
-    }
-    for (GroupId g : from) {
-      List<byte[]> items = in.data.get(g);
-      if (items == null || items.isEmpty()) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   private void finish(Msg m, Execution ex) {
     queue.poll();
     headStarted = false;
     parkedOn = null;
     complete(m, ex);
-    if (!later.isEmpty()) {
-      wakeLater();
+    if (!offQueue.later.isEmpty()) {
+      offQueue.wakeLater();
     }
   }
 
   /** Ends a message's execution here: drops its items and records (and maybe releases) its reply. */
-  private void complete(Msg m, Execution ex) {
+  void complete(Msg m, Execution ex) {
     MsgId id = m.start.id();
     queued.remove(id);
     stats.executed++;
-    completions++;
+    offQueue.completed();
     Inbox in = inboxes.remove(id);
-    if (!self.equals(m.start.replyGroup())) {
-      return;
-    }
-    Reply r;
-    if (ex.isError()) {
-      r = new Reply(GroupState.ERROR, null, ex.errorMessage());
-    } else {
-      byte[] body;
-      try {
-        body = codec.encode(ex.replyValue());
-      } catch (VirtualMachineError e) {
-        throw e;
-      } catch (Throwable e) {
-        // Unregistered, nested too deep, or an application serializer failed (see invoke).
-        body = null;
-      }
-      r = body == null ? new Reply(GroupState.ERROR, null, "reply is not encodable: "
-          + ex.replyValue().getClass().getName()) : new Reply(GroupState.OK, body, null);
-    }
-    clients.touch(id.client()).replies.put(id, r);
-    TreeSet<GroupId> waiting = new TreeSet<>();
-    // A conflicting message ran nowhere it was marked, and other versions may have other
-    // destinations: no started-signal to wait for.
-    for (GroupId d : m.conflict ? new GroupId[0] : m.start.dests()) {
-      if (!d.equals(self) && (in == null || !in.heard.contains(d))) {
-        waiting.add(d);
-      }
-    }
-    if (waiting.isEmpty()) {
-      release.accept(id, r);
-    } else {
-      awaitingStarts.put(id, waiting);
+    if (self.equals(m.start.replyGroup())) {
+      replies.record(m, ex, in);
     }
   }
 
@@ -456,16 +295,7 @@ final class ExecutionQueue {
    * @param pendingHere whether the message is pending (not yet delivered) here
    */
   void receive(GroupId from, MsgId id, byte[] value, boolean isData, boolean pendingHere) {
-    TreeSet<GroupId> waiting = awaitingStarts.get(id);
-    if (waiting != null) {
-      waiting.remove(from);
-      if (waiting.isEmpty()) {
-        awaitingStarts.remove(id);
-        Reply r = clients.reply(id);
-        if (r != null) {
-          release.accept(id, r);
-        }
-      }
+    if (replies.heardFrom(from, id)) {
       return;
     }
     // Another destination sends items for a message only once it has delivered it, which needed
@@ -475,19 +305,15 @@ final class ExecutionQueue {
     if (!pendingHere && !queued.containsKey(id)) {
       return;
     }
-    Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
-    in.heard.add(from);
-    if (isData) {
-      in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(value);
-    }
+    inboxes.add(from, id, value, isData);
     itemArrived(id);
   }
 
   /** Gives a message that waits for items (off the queue, or parked at its head) its chance. */
   private void itemArrived(MsgId id) {
-    if (later.containsKey(id)) {
-      resumeIfReady(id);
-      startDeferred();
+    if (offQueue.later.containsKey(id)) {
+      offQueue.resumeIfReady(id);
+      offQueue.startDeferred();
       return;
     }
     Msg head = queue.peek();
@@ -504,8 +330,7 @@ final class ExecutionQueue {
    * items throws).
    */
   void abandonedBy(GroupId from, MsgId id) {
-    Inbox in = inboxes.computeIfAbsent(id, k -> new Inbox());
-    in.data.computeIfAbsent(from, k -> new ArrayList<>()).add(null);
+    inboxes.addAbandoned(from, id);
     itemArrived(id);
   }
 
@@ -518,26 +343,14 @@ final class ExecutionQueue {
           .append(" heard=").append(in == null ? "[]" : in.heard).append(" data=")
           .append(in == null ? "{}" : in.data.keySet()).append('\n');
     }
-    if (!deferred.isEmpty()) {
-      b.append("  deferred ").append(deferred.size()).append(", first ").append(deferred.get(0).start.id()).append('\n');
-    }
-    int n = 0;
-    for (var e : later.entrySet()) {
-      if (n++ == 3) {
-        break;
-      }
-      b.append("  resumes later ").append(e.getKey()).append(" on ").append(e.getValue().on).append('\n');
-    }
-    n = 0;
-    for (var e : awaitingStarts.entrySet()) {
-      if (n++ == 3) {
-        break;
-      }
-      b.append("  awaiting starts ").append(e.getKey()).append(" from ").append(e.getValue()).append('\n');
-    }
+    offQueue.describeTo(b);
+    replies.describeTo(b);
   }
 
-  /** Writes the queue, the head's progress, the inboxes and the awaited started-signals. */
+  /**
+   * Writes the queue and the head's progress, then the parts' sections: the messages resuming
+   * later, the inboxes, the replies awaiting started-signals and the deferred messages.
+   */
   void writeTo(Output out) {
     out.writeVarInt(queue.size(), true);
     for (Msg m : queue) {
@@ -545,34 +358,10 @@ final class ExecutionQueue {
     }
     out.writeBoolean(headStarted);
     SnapshotIo.writeGroups(out, parkedOn);
-    out.writeVarInt(later.size(), true);
-    for (Later l : later.values()) {
-      l.m.writeTo(out, codec);
-      SnapshotIo.writeGroups(out, l.on);
-    }
-    out.writeVarInt(inboxes.size(), true);
-    for (MsgId id : new TreeSet<>(inboxes.keySet())) {
-      Inbox in = inboxes.get(id);
-      SnapshotIo.writeId(out, id);
-      SnapshotIo.writeGroups(out, in.heard);
-      out.writeVarInt(in.data.size(), true);
-      for (Map.Entry<GroupId, List<byte[]>> e : in.data.entrySet()) {
-        out.writeString(e.getKey().name());
-        out.writeVarInt(e.getValue().size(), true);
-        for (byte[] b : e.getValue()) {
-          SnapshotIo.writeBytes(out, b);
-        }
-      }
-    }
-    out.writeVarInt(awaitingStarts.size(), true);
-    for (MsgId id : new TreeSet<>(awaitingStarts.keySet())) {
-      SnapshotIo.writeId(out, id);
-      SnapshotIo.writeGroups(out, awaitingStarts.get(id));
-    }
-    out.writeVarInt(deferred.size(), true);
-    for (Msg m : deferred) {
-      m.writeTo(out, codec);
-    }
+    offQueue.writeLaterTo(out, codec);
+    inboxes.writeTo(out);
+    replies.writeTo(out);
+    offQueue.writeDeferredTo(out, codec);
   }
 
   void readFrom(Input in) {
@@ -582,38 +371,9 @@ final class ExecutionQueue {
     }
     headStarted = in.readBoolean();
     parkedOn = SnapshotIo.readGroups(in);
-    n = in.readVarInt(true);
-    for (int i = 0; i < n; i++) {
-      Msg m = Msg.readFrom(in, codec);
-      later.put(m.start.id(), new Later(m, SnapshotIo.readGroups(in)));
-      queued.put(m.start.id(), m);
-    }
-    n = in.readVarInt(true);
-    for (int i = 0; i < n; i++) {
-      MsgId id = SnapshotIo.readId(in);
-      Inbox box = new Inbox();
-      box.heard.addAll(SnapshotIo.readGroups(in));
-      int k = in.readVarInt(true);
-      for (int j = 0; j < k; j++) {
-        GroupId g = GroupId.valueOf(in.readString());
-        int c = in.readVarInt(true);
-        List<byte[]> items = new ArrayList<>(c);
-        for (int x = 0; x < c; x++) {
-          items.add(SnapshotIo.readBytes(in));
-        }
-        box.data.put(g, items);
-      }
-      inboxes.put(id, box);
-    }
-    n = in.readVarInt(true);
-    for (int i = 0; i < n; i++) {
-      awaitingStarts.put(SnapshotIo.readId(in), SnapshotIo.readGroups(in));
-    }
-    n = in.readVarInt(true);
-    for (int i = 0; i < n; i++) {
-      Msg m = Msg.readFrom(in, codec);
-      deferred.add(m);
-      queued.put(m.start.id(), m);
-    }
+    offQueue.readLaterFrom(in, codec);
+    inboxes.readFrom(in);
+    replies.readFrom(in);
+    offQueue.readDeferredFrom(in, codec);
   }
 }

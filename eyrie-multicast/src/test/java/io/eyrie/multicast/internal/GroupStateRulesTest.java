@@ -207,7 +207,7 @@ class GroupStateRulesTest {
     assertEquals(List.of(), t.repliesFor(m2.id()));
     ship(s, G2, 3, new Started(m2.id()));
     assertEquals(GroupState.OK, status(m2.id()));
-    assertTrue(s.exec.awaitingStarts.isEmpty() && s.exec.inboxes.isEmpty());
+    assertTrue(s.exec.replies.awaitingStarts.isEmpty() && s.exec.inboxes.isEmpty());
 
     // A non-reply destination never answers, and signals the reply group once it started.
     GroupState g1 = t.group(G1, new SimDeliverer(null));

@@ -144,10 +144,10 @@ class GroupStateSnapshotBytesTest {
     assertEquals(3, s.order.pending.size(), "an undecided, a decided and a conflicting message are pending");
     assertEquals(head, s.exec.queue.peek().start.id());
     assertNotNull(s.exec.parkedOn);
-    assertTrue(s.exec.inboxes.containsKey(head));
-    assertEquals(1, s.exec.later.size());
-    assertEquals(1, s.exec.deferred.size());
-    assertEquals(2, s.exec.awaitingStarts.size());
+    assertTrue(s.exec.inboxes.get(head) != null);
+    assertEquals(1, s.exec.offQueue.later.size());
+    assertEquals(1, s.exec.offQueue.deferred.size());
+    assertEquals(2, s.exec.replies.awaitingStarts.size());
     assertFalse(s.outboxRange(G1, 0, 100).isEmpty());
 
     byte[] bytes = t.snapshot(s);

@@ -314,7 +314,7 @@ final class SimGroups {
           .append(" undecided=").append(s.order.undecided.size()).append(" queue=").append(s.exec.queue.size())
           .append(" parkedOn=").append(s.exec.parkedOn).append(" head=")
           .append(s.exec.queue.isEmpty() ? null : s.exec.queue.peek().start.id())
-          .append(" inboxes=").append(s.exec.inboxes.size()).append(" awaitingStarts=").append(s.exec.awaitingStarts.size());
+          .append(" inboxes=").append(s.exec.inboxes.size()).append(" awaitingStarts=").append(s.exec.replies.awaitingStarts.size());
       if (!s.order.undecided.isEmpty()) {
         Msg m = s.order.undecided.first();
         b.append(" firstUndecided=").append(m.start.id()).append(" dests=").append(Arrays.toString(m.start.dests()))
@@ -336,10 +336,10 @@ final class SimGroups {
       for (int r = 0; r < REPLICAS; r++) {
         GroupState s = replicas[g][r].state;
         if (!s.order.pending.isEmpty() || !s.exec.queue.isEmpty() || s.exec.parkedOn != null || s.exec.headStarted
-            || !s.exec.awaitingStarts.isEmpty() || !s.exec.inboxes.isEmpty()) {
+            || !s.exec.replies.awaitingStarts.isEmpty() || !s.exec.inboxes.isEmpty()) {
           failWith.accept("not quiescent at " + gid(g) + " replica " + r + ": pending=" + s.order.pending.keySet()
               + " queue=" + s.exec.queue.size() + " parkedOn=" + s.exec.parkedOn + " awaitingStarts="
-              + s.exec.awaitingStarts.keySet() + " inboxes=" + s.exec.inboxes.keySet());
+              + s.exec.replies.awaitingStarts.keySet() + " inboxes=" + s.exec.inboxes.ids());
         }
         for (int h = 0; h < n; h++) {
           if (h == g) {
