@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.esotericsoftware.kryo.io.Input;
-import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.MsgId;
@@ -21,8 +20,6 @@ import io.eyrie.multicast.internal.Wire.Propose;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.Started;
 import io.eyrie.multicast.testing.ExpectedErrors;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -51,9 +48,7 @@ class GroupStateSnapshotBytesTest {
   private final RulesSupport t = new RulesSupport();
 
   /** Acts by the mode in the payload {@code {seq, mode}} and logs what it does (its state). */
-  static final class App implements Deliverer {
-    final List<String> log = new ArrayList<>();
-
+  static final class App extends RulesSupport.LoggingApp {
     @Override
     public Execution deliver(ExecutionContext ctx) {
       long[] p = (long[]) ctx.payload();
@@ -74,20 +69,6 @@ class GroupStateSnapshotBytesTest {
     public Execution resume(ExecutionContext ctx) {
       log.add("resume " + ctx.id());
       return Execution.reply(-1L);
-    }
-
-    @Override
-    public byte[] snapshot() {
-      return String.join("\n", log).getBytes(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public void restore(byte[] state) {
-      log.clear();
-      String s = new String(state, StandardCharsets.UTF_8);
-      if (!s.isEmpty()) {
-        log.addAll(List.of(s.split("\n")));
-      }
     }
   }
 

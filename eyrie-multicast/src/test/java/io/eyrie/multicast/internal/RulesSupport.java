@@ -91,14 +91,31 @@ final class RulesSupport {
     return out;
   }
 
+  /** A deliverer whose replicated state is the log of what it did, one line per step. */
+  abstract static class LoggingApp implements Deliverer {
+    final List<String> log = new ArrayList<>();
+
+    @Override
+    public byte[] snapshot() {
+      return String.join("\n", log).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void restore(byte[] state) {
+      log.clear();
+      String s = new String(state, StandardCharsets.UTF_8);
+      if (!s.isEmpty()) {
+        log.addAll(Arrays.asList(s.split("\n")));
+      }
+    }
+  }
+
   /**
    * A deliverer that logs what it does (its replicated state) and parks messages of mode
    * {@code m >= 10} until it has heard from the groups whose indexes are the set bits of
    * {@code m - 10} (bit 0 = g0, ...). It replies with its log's length.
    */
-  static final class ParkingApp implements Deliverer {
-    final List<String> log = new ArrayList<>();
-
+  static final class ParkingApp extends LoggingApp {
     static long awaiting(GroupId... gs) {
       long bits = 0;
       for (GroupId g : gs) {
@@ -133,20 +150,6 @@ final class RulesSupport {
       }
       log.add(b.toString());
       return Execution.reply((long) log.size());
-    }
-
-    @Override
-    public byte[] snapshot() {
-      return String.join("\n", log).getBytes(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public void restore(byte[] state) {
-      log.clear();
-      String s = new String(state, StandardCharsets.UTF_8);
-      if (!s.isEmpty()) {
-        log.addAll(Arrays.asList(s.split("\n")));
-      }
     }
   }
 }
