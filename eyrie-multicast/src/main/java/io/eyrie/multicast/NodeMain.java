@@ -29,7 +29,7 @@ public final class NodeMain {
    * @throws Exception if the node cannot start
    */
   public static void main(String[] args) throws Exception {
-    io.eyrie.multicast.internal.RatisSupport.configureJvm(); // not Node.prepareJvm(): loading Node starts logging, and --help must print only its usage
+    io.eyrie.multicast.internal.transport.RatisSupport.configureJvm(); // not Node.prepareJvm(): loading Node starts logging, and --help must print only its usage
     Map<String, String> opts;
     try {
       opts = parse(args);
