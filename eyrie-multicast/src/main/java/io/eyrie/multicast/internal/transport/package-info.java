@@ -4,7 +4,7 @@
  * client over Netty ({@code RatisSupport}, {@code EyrieNettyRpc}).
  *
  * <p>May use {@code io.eyrie.multicast.internal} (the wire types), {@code internal.state} (only
- * for the reply statuses and {@code GroupState.Reply}) and the API package's types; not {@code
- * internal.replication}.
+ * for the reply statuses, {@code GroupState.OK} and the others, which the compiler inlines) and
+ * the API package's types; not {@code internal.replication}.
  */
 package io.eyrie.multicast.internal.transport;
