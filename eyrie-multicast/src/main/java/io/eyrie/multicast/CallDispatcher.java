@@ -1,7 +1,7 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.GroupState;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;

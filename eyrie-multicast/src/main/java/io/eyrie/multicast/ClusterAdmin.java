@@ -47,7 +47,7 @@ public final class ClusterAdmin {
       boolean settled = true;
       for (GroupId g : cluster.groupIds()) {
         Integer leader = leaders.get(g.name());
-        if (leader == null || leader != io.eyrie.multicast.internal.RatisSupport.preferredLeader(cluster, g)) {
+        if (leader == null || leader != io.eyrie.multicast.internal.transport.RatisSupport.preferredLeader(cluster, g)) {
           settled = false;
           break;
         }

@@ -209,7 +209,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       boolean settled = true;
       for (GroupId g : cluster.groupIds()) {
-        int preferred = io.eyrie.multicast.internal.RatisSupport.preferredLeader(cluster, g);
+        int preferred = io.eyrie.multicast.internal.transport.RatisSupport.preferredLeader(cluster, g);
         if (isRunning(preferred) && leaderOf(g) != preferred) {
           settled = false;
           break;

@@ -1,6 +1,6 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.RatisSupport;
+import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

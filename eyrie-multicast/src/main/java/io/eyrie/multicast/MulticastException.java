@@ -1,6 +1,6 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.GroupState;
+import io.eyrie.multicast.internal.state.GroupState;
 
 /**
  * A definite refusal or failure reported by the cluster for a multicast or a query: the request

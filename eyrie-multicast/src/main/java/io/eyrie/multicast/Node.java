@@ -1,9 +1,9 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.ClientEndpoint;
-import io.eyrie.multicast.internal.NodeChannels;
-import io.eyrie.multicast.internal.RatisSupport;
-import io.eyrie.multicast.internal.ReplyRouter;
+import io.eyrie.multicast.internal.replication.NodeChannels;
+import io.eyrie.multicast.internal.replication.ReplyRouter;
+import io.eyrie.multicast.internal.transport.ClientEndpoint;
+import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

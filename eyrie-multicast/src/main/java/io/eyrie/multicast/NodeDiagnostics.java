@@ -1,10 +1,10 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.GroupState;
-import io.eyrie.multicast.internal.GroupStateMachine;
-import io.eyrie.multicast.internal.NodeChannels;
-import io.eyrie.multicast.internal.RatisSupport;
-import io.eyrie.multicast.internal.ReplyRouter;
+import io.eyrie.multicast.internal.replication.GroupStateMachine;
+import io.eyrie.multicast.internal.replication.NodeChannels;
+import io.eyrie.multicast.internal.replication.ReplyRouter;
+import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.util.List;
 import org.apache.ratis.server.RaftServer;

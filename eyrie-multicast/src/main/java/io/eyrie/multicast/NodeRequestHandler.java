@@ -1,11 +1,11 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.GroupQueries;
-import io.eyrie.multicast.internal.GroupState;
-import io.eyrie.multicast.internal.NodeChannels;
-import io.eyrie.multicast.internal.ReplyRouter;
-import io.eyrie.multicast.internal.RequestHandler;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.replication.GroupQueries;
+import io.eyrie.multicast.internal.replication.NodeChannels;
+import io.eyrie.multicast.internal.replication.ReplyRouter;
+import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.transport.RequestHandler;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

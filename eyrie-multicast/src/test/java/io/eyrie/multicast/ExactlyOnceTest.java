@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.multicast.internal.GroupState;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.MulticastChecker;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.RecordingDeliverer;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.multicast.internal.RatisSupport;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import io.eyrie.multicast.internal.RatisSupport;
+import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;

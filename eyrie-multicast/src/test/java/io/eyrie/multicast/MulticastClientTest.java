@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.multicast.internal.ClientEndpoint;
-import io.eyrie.multicast.internal.GroupState;
-import io.eyrie.multicast.internal.RequestHandler;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.transport.ClientEndpoint;
+import io.eyrie.multicast.internal.transport.RequestHandler;
 import io.eyrie.multicast.testing.Waits;
 import java.net.ServerSocket;
 import java.time.Duration;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Output;
-import io.eyrie.multicast.internal.GroupState;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.RecordingDeliverer;
 import java.io.IOException;

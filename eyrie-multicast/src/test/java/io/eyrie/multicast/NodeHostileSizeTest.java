@@ -3,8 +3,8 @@ package io.eyrie.multicast;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.multicast.internal.GroupState;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.time.Duration;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.eyrie.multicast.internal.GroupState;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.time.Duration;

@@ -15,7 +15,7 @@ public final class Wire {
    */
   public record Start(MsgId id, GroupId[] dests, GroupId replyGroup, byte[] payload, long watermark) {
     /** True if the two starts describe the same message content (id, dests, reply group, payload). */
-    boolean sameContent(Start o) {
+    public boolean sameContent(Start o) {
       return id.equals(o.id) && Arrays.equals(dests, o.dests) && replyGroup.equals(o.replyGroup)
           && Arrays.equals(payload, o.payload);
     }

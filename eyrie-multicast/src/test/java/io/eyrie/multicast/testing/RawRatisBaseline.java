@@ -1,5 +1,8 @@
 package io.eyrie.multicast.testing;
 
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -9,12 +12,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.internal.RatisSupport;
 import org.apache.ratis.RaftConfigKeys;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;

@@ -1,0 +1,328 @@
+package io.eyrie.multicast.internal.replication;
+
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.state.GroupStateSnapshot;
+import io.eyrie.multicast.internal.transport.RatisSupport;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.AtomicFileOutputStream;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine of one group replica: decodes log entries, applies them to the
+ * {@link GroupState} under its lock, and writes and loads snapshots of the whole state.
+ *
+ * <p>Every apply future is completed when the entry is applied: nothing here waits for another
+ * group (that would deadlock Ratis, which drains apply futures before a snapshot).
+ */
+public final class GroupStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupStateMachine.class);
+
+  /** Node-local reactions to this replica's events. */
+  public interface Hooks {
+    /** The local replica's leadership changed. */
+    void leaderChanged(GroupId group, boolean isLeader, int leaderNode);
+  }
+
+  private final GroupId group;
+  private final Codec codec;
+  private final Function<GroupId, GroupState> stateFactory;
+  private final Hooks hooks;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+  private volatile GroupState state;
+  private volatile GroupState.Listener listener = GroupState.NO_LISTENER;
+  private final AtomicLong snapshotsLoaded = new AtomicLong();
+  private final AtomicLong snapshotsInstalled = new AtomicLong();
+  private final AtomicLong snapshotsTaken = new AtomicLong();
+
+  GroupStateMachine(GroupId group, Codec codec, Function<GroupId, GroupState> stateFactory, Hooks hooks) {
+    this.group = group;
+    this.codec = codec;
+    this.stateFactory = stateFactory;
+    this.hooks = hooks;
+    this.state = stateFactory.apply(group);
+  }
+
+  /** Creates the state machine of a group replica with the application's deliverer. */
+  public static GroupStateMachine create(GroupId group, ClusterConfig cluster, Codec codec, DelivererFactory apps,
+      long clientExpiryMs, Hooks hooks) {
+    return create(group, cluster, cluster.groupIds(), codec, apps, clientExpiryMs, hooks);
+  }
+
+  /**
+   * Creates the state machine of a group replica that starts knowing the groups of {@code
+   * cluster}, of which those in {@code open} are open (see {@code Membership}). {@code cluster}
+   * is the replica's initial configuration, the same at every replica of the group (also the
+   * initial state an empty snapshot restores), not what the node learned since (review N1).
+   */
+  public static GroupStateMachine create(GroupId group, ClusterConfig cluster, java.util.Set<GroupId> open,
+      Codec codec, DelivererFactory apps, long clientExpiryMs, Hooks hooks) {
+    java.util.Set<GroupId> initiallyOpen = java.util.Set.copyOf(open);
+    return new GroupStateMachine(group, codec, g -> new GroupState(g, cluster.groups().values(), initiallyOpen,
+        apps.create(g, cluster, codec), codec, clientExpiryMs), hooks);
+  }
+
+  /** Returns the group. */
+  public GroupId group() {
+    return group;
+  }
+
+  /** Sets the receiver of replies and outbox changes. */
+  public void setListener(GroupState.Listener l) {
+    this.listener = l;
+    state.setListener(l);
+  }
+
+  /** Runs a function on the state under its lock (for senders, tests and metrics). */
+  public <T> T read(Function<GroupState, T> f) {
+    lock.lock();
+    try {
+      return f.apply(state);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Number of snapshots loaded into this replica (at start or by installation from a leader). */
+  public long snapshotsLoaded() {
+    return snapshotsLoaded.get();
+  }
+
+  /** Number of snapshots a leader installed on this replica (a lagging replica catching up). */
+  public long snapshotsInstalled() {
+    return snapshotsInstalled.get();
+  }
+
+  /** Number of snapshots this replica has written. */
+  public long snapshotsTaken() {
+    return snapshotsTaken.get();
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    getLifeCycle().startAndTransition(() -> load(storage.loadLatestSnapshot()));
+  }
+
+  /** Ratis pauses the machine before a leader's snapshot replaces its state. */
+  @Override
+  public void pause() {
+    getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.PAUSING);
+    getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.PAUSED);
+  }
+
+  /** Called by Ratis after a leader installed a snapshot on this replica. */
+  @Override
+  public void reinitialize() throws IOException {
+    getLifeCycle().startAndTransition(() -> load(storage.loadLatestSnapshot()));
+    snapshotsInstalled.incrementAndGet();
+    // An operator wants to know: this replica was too far behind for the log and was caught up
+    // by a whole copy of the state.
+    LOG.info("{}: installed a snapshot from the leader, now at {}", group, getLastAppliedTermIndex());
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null) {
+      return;
+    }
+    File file = snapshot.getFile().getPath().toFile();
+    if (!file.exists()) {
+      LOG.warn("{}: snapshot file {} is missing", group, file);
+      return;
+    }
+    MD5Hash expected = snapshot.getFile().getFileDigest();
+    if (expected != null) {
+      MD5FileUtil.verifySavedMD5(file, expected);
+    }
+    GroupState fresh = stateFactory.apply(group);
+    try (InputStream is = new BufferedInputStream(Files.newInputStream(file.toPath())); Input in = new Input(is)) {
+      GroupStateSnapshot.read(fresh, in);
+    } catch (RuntimeException e) {
+      throw new IOException("cannot read snapshot " + file + ": " + e, e);
+    }
+    lock.lock();
+    try {
+      fresh.setListener(listener);
+      state = fresh;
+      setLastAppliedTermIndex(snapshot.getTermIndex());
+      offerStoredReplies(fresh, listener);
+      listener.membershipChanged(fresh.knownGroups(), fresh.openGroups());
+    } finally {
+      lock.unlock();
+    }
+    snapshotsLoaded.incrementAndGet();
+    LOG.info("{}: loaded snapshot {}", group, snapshot.getTermIndex());
+  }
+
+  /**
+   * Gives the listener every reply the state stores and has released (none of its destinations
+   * is still awaited). Called after a snapshot replaced the state: the entries the snapshot
+   * covers were not applied here, so requests waiting on this node for their replies would
+   * otherwise wait until they time out. Requests that wait for nothing ignore the offer.
+   */
+  static void offerStoredReplies(GroupState s, GroupState.Listener to) {
+    s.forEachReleasedReply(to::reply);
+  }
+
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    lock.lock();
+    try {
+      TermIndex last = getLastAppliedTermIndex();
+      if (last == null || last.getIndex() < 0) {
+        return -1;
+      }
+      byte[] bytes = stateBytes();
+      writeSnapshotFile(last, bytes);
+      snapshotsTaken.incrementAndGet();
+      LOG.info("{}: took snapshot {} ({} bytes)", group, last, bytes.length);
+      return last.getIndex();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private byte[] stateBytes() {
+    try (Output out = new Output(1 << 16, -1)) {
+      GroupStateSnapshot.write(state, out);
+      return out.toBytes();
+    }
+  }
+
+  private void writeSnapshotFile(TermIndex at, byte[] bytes) throws IOException {
+    File file = storage.getSnapshotFile(at.getTerm(), at.getIndex());
+    try (BufferedOutputStream out = new BufferedOutputStream(new AtomicFileOutputStream(file), 1 << 16)) {
+      out.write(bytes);
+    }
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), at));
+  }
+
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    ByteString data = request.getMessage().getContent();
+    Object entry;
+    try {
+      entry = codec.decode(data.toByteArray());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(group + ": refusing a malformed entry: " + e.getMessage(), e);
+    }
+    if (!(entry instanceof Wire.StartBatch) && !(entry instanceof Wire.ChannelBatch)) {
+      throw new IOException(group + ": refusing an entry of type " + (entry == null ? null : entry.getClass().getName()));
+    }
+    return TransactionContext.newBuilder()
+        .setStateMachine(this)
+        .setClientRequest(request)
+        .setLogData(data)
+        .setStateMachineContext(entry)
+        .build();
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto e = trx.getLogEntry();
+    Object entry = trx.getStateMachineContext();
+    if (entry == null) {
+      try {
+        entry = codec.decode(e.getStateMachineLogEntry().getLogData().toByteArray());
+      } catch (IllegalArgumentException ex) {
+        LOG.error("{}: skipping undecodable log entry {}: {}", group, e.getIndex(), ex.getMessage());
+        entry = null;
+      }
+    }
+    long result;
+    lock.lock();
+    try {
+      result = entry == null ? -1 : state.apply(entry);
+      updateLastAppliedTermIndex(e.getTerm(), e.getIndex());
+    } finally {
+      lock.unlock();
+    }
+    byte[] reply = ByteBuffer.allocate(8).putLong(result).array();
+    return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    try {
+      Object q = codec.decode(request.getContent().toByteArray());
+      byte[] answer;
+      lock.lock();
+      try {
+        Object a;
+        if (q instanceof Wire.GroupQuery gq) {
+          // Eyrie's own question; a group this one opened is known too.
+          a = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
+              : state.knownGroups().containsKey(gq.group()) ? 1 : 0;
+        } else if (q instanceof Wire.HalfwayQuery) {
+          a = state.knownGroups().keySet().stream().filter(g -> !state.openGroups().contains(g))
+              .map(GroupId::name).toArray(String[]::new);
+        } else {
+          a = state.app().query(q);
+        }
+        // Encoded under the lock: an answer may share objects with the state, which the next
+        // applied entry may change.
+        answer = codec.encode(a);
+      } finally {
+        lock.unlock();
+      }
+      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(answer)));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId memberId, RaftPeerId newLeaderId) {
+    LOG.info("{}: leader is now {} (seen by {})", group, newLeaderId == null ? "none" : newLeaderId,
+        memberId.getPeerId());
+    hooks.leaderChanged(group, memberId.getPeerId().equals(newLeaderId), RatisSupport.nodeId(newLeaderId));
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    hooks.leaderChanged(group, true, RatisSupport.nodeId(getId()));
+  }
+}

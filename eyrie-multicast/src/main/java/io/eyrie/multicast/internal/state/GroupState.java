@@ -1,0 +1,293 @@
+package io.eyrie.multicast.internal.state;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Deliverer;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Start;
+import io.eyrie.multicast.internal.Wire.StartBatch;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicated, deterministic state of one group: fault-tolerant Skeen ordering, the group
+ * channels (outboxes and positions), the execution queue with a parked head, replies and the
+ * per-client records that make execution exactly-once.
+ *
+ * <p>This class applies entries and wires the parts. Four parts own the state, each its fields
+ * and its snapshot section: {@link Ordering} (Skeen clock, pending messages, the delivery rule),
+ * {@link ExecutionQueue} (delivered messages, the parked head, buffered items, replies awaiting
+ * started-signals), {@link ClientTable} (exactly-once records, log time, expiry, tombstones) and
+ * {@link Outboxes} (the channels' outboxes and positions); {@link Membership} holds the groups
+ * known and open. Three parts hold the rules that join them: {@link Admission} (validation and
+ * client starts), {@link ChannelItems} (proposals, items and reused ids from the channels) and
+ * {@link GroupChanges} (group changes, executed in the queue). {@link GroupStateSnapshot} orders
+ * the sections.
+ *
+ * <p>Every replica applies the same entries in the same order and reaches the same state; the
+ * only outputs are the calls on {@link Listener}, which are local (they complete waiting clients
+ * and wake the channel senders) and never feed back into the state. Not thread-safe: the owner
+ * serializes access.
+ */
+public final class GroupState {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupState.class);
+
+  /** Reply statuses, shared with the client frames. */
+  public static final int OK = 0;
+  public static final int ERROR = 1;
+  public static final int UNAVAILABLE = 2;
+  public static final int BAD_REQUEST = 3;
+  public static final int STALE = 4;
+  public static final int EXPIRED = 5;
+
+  /** Local effects of applying entries. */
+  public interface Listener {
+    /** A reply for a message is final and may be sent to a waiting client. */
+    void reply(MsgId id, Reply reply);
+
+    /** The outbox towards a group has new items. */
+    void outboxChanged(GroupId to);
+
+    /**
+     * The groups this group knows of, or which of them are open, changed (a group change was
+     * delivered, or a snapshot was installed).
+     */
+    default void membershipChanged(SortedMap<GroupId, ClusterConfig.GroupInfo> known, Set<GroupId> open) {}
+
+    /**
+     * A delivered group change made a group known here; {@code knownThen} are the groups this
+     * group knew right after it (the new one included). Every destination of the change delivers
+     * it at the same point of the order of group changes, so this set is the same at each: the
+     * groups an added group's replicas start knowing (see {@code Node}). Called while applying,
+     * before {@link #membershipChanged}.
+     */
+    default void groupKnown(ClusterConfig.GroupInfo added, Set<GroupId> knownThen) {}
+  }
+
+  /** A reply as kept in the client table. */
+  public record Reply(int status, byte[] body, String error) {}
+
+  public static final Listener NO_LISTENER = new Listener() {
+    @Override
+    public void reply(MsgId id, Reply reply) {}
+
+    @Override
+    public void outboxChanged(GroupId to) {}
+  };
+
+  final GroupId self;
+  final Membership members;
+  final Deliverer app;
+  final Codec codec;
+  private Listener listener = NO_LISTENER;
+  final Stats stats = new Stats();
+  final Outboxes outboxes;
+  final ClientTable clients;
+  final Ordering order;
+  final ExecutionQueue exec;
+  final Admission admission;
+  final ChannelItems items;
+  final GroupChanges changes;
+
+  /**
+   * Creates the initial state of a group replica of a cluster of partitions only (every group
+   * named is taken for a partition, so {@link io.eyrie.multicast.ExecutionContext#partitions()}
+   * lists them all): for multicast tests. A cluster with an oracle needs the kinds: use the
+   * constructor that takes {@code GroupInfo}s.
+   *
+   * @param self this group
+   * @param known every group of the cluster
+   * @param app the application
+   * @param codec the cluster codec
+   * @param clientExpiryMs how long (log time) an idle client's records are kept
+   */
+  public GroupState(GroupId self, Collection<GroupId> known, Deliverer app, Codec codec, long clientExpiryMs) {
+    this(self, Membership.partitionsNamed(known), new TreeSet<>(known), app, codec, clientExpiryMs);
+  }
+
+  /**
+   * Creates the initial state of a group replica.
+   *
+   * @param self this group
+   * @param known every group this replica starts knowing of
+   * @param open those of them that are open to clients
+   * @param app the application
+   * @param codec the cluster codec
+   * @param clientExpiryMs how long (log time) an idle client's records are kept
+   */
+  public GroupState(GroupId self, Collection<ClusterConfig.GroupInfo> known, Set<GroupId> open, Deliverer app,
+      Codec codec, long clientExpiryMs) {
+    this.self = self;
+    this.members = new Membership(known, open);
+    this.app = app;
+    this.codec = codec;
+    this.outboxes = new Outboxes(self, members.known().keySet(), stats);
+    this.clients = new ClientTable(clientExpiryMs);
+    this.order = new Ordering(self, outboxes);
+    // The listener can change (setListener), so replies go through this state.
+    this.exec = new ExecutionQueue(self, app, codec, stats, outboxes, clients, (id, r) -> listener.reply(id, r));
+    this.admission = new Admission(this);
+    this.items = new ChannelItems(this, admission);
+    this.changes = new GroupChanges(this);
+    exec.system = changes::execute;
+    exec.partitions = members::partitions;
+    exec.openPartitions = members::openPartitions;
+  }
+
+  /** Returns the groups this group knows of, by id. */
+  public SortedMap<GroupId, ClusterConfig.GroupInfo> knownGroups() {
+    return members.known();
+  }
+
+  /** Returns the known groups that are open to clients. */
+  public Set<GroupId> openGroups() {
+    return members.open();
+  }
+
+  /** The receiver of local effects of the moment. */
+  Listener listener() {
+    return listener;
+  }
+
+  /** Sets the receiver of local effects. */
+  public void setListener(Listener l) {
+    this.listener = l == null ? NO_LISTENER : l;
+  }
+
+  /** Returns this group's id. */
+  public GroupId self() {
+    return self;
+  }
+
+  /** Returns the application. */
+  public Deliverer app() {
+    return app;
+  }
+
+  /** Returns counters of this replica (replicated values). */
+  public Stats stats() {
+    return stats;
+  }
+
+  // ---------------------------------------------------------------- entries
+
+  /**
+   * Applies one log entry. Never throws for bad content: a malformed entry is answered or
+   * dropped, deterministically.
+   *
+   * @param entry the decoded entry
+   * @return the result for the submitter: for a channel batch, this group's next expected
+   *     sequence number from the sender; otherwise -1
+   */
+  public long apply(Object entry) {
+    long result = -1;
+    if (entry instanceof StartBatch b) {
+      stats.entries++;
+      clients.advanceLogTime(b.time());
+      if (b.starts() != null) {
+        for (Start s : b.starts()) {
+          admission.applyStart(s);
+        }
+      }
+      clients.sweep(admission::activeClients);
+    } else if (entry instanceof ChannelBatch b) {
+      stats.entries++;
+      result = outboxes.receive(b, items::apply);
+    } else {
+      LOG.warn("{}: ignoring unknown log entry {}", self, entry == null ? null : entry.getClass().getName());
+    }
+    outboxes.flushChanged(listener);
+    changes.afterEntry(listener);
+    return result;
+  }
+
+  /** Moves every deliverable message from the ordering to the execution queue, then runs it. */
+  void deliverReady() {
+    for (Msg m = order.pollDeliverable(); m != null; m = order.pollDeliverable()) {
+      clients.touch(m.start.id().client()).delivered.add(m.start.id());
+      exec.enqueue(m);
+      stats.delivered++;
+      if (m.start.dests().length > 1) {
+        stats.deliveredMulti++;
+      }
+    }
+    exec.run();
+  }
+
+  // ---------------------------------------------------------------- reading (senders, snapshots, operators)
+
+  /** Returns the channel positions towards a group: outbox first, outbox next, next expected in. */
+  public long[] channelPositions(GroupId to) {
+    return outboxes.positions(to);
+  }
+
+  /**
+   * Returns up to {@code max} outbox items towards a group from sequence number {@code from}, and
+   * about {@link Outboxes#MAX_BATCH_BYTES} at most (but at least one item if there is one).
+   */
+  public List<Object> outboxRange(GroupId to, long from, int max) {
+    return outboxes.range(to, from, max);
+  }
+
+  /** Returns the groups this group has channels to. */
+  public Set<GroupId> peers() {
+    return outboxes.peers();
+  }
+
+  /** Returns the number of known, undelivered messages. */
+  public int pendingCount() {
+    return order.pending.size();
+  }
+
+  /** Returns the number of delivered messages whose execution has not finished. */
+  public int queuedCount() {
+    return exec.size();
+  }
+
+  /**
+   * Gives {@code to} every stored reply that is released (no destination's started-signal is
+   * still awaited), in no particular order.
+   */
+  public void forEachReleasedReply(BiConsumer<MsgId, Reply> to) {
+    clients.forEachReply((id, r) -> {
+      if (!exec.isAwaitingStarts(id)) {
+        to.accept(id, r);
+      }
+    });
+  }
+
+  /**
+   * Describes this replica's progress for diagnosis: pending and queued messages (the oldest
+   * ones), what the head waits for, and the channel positions. Not part of the state.
+   */
+  public String describe() {
+    return GroupStateDescriber.describe(this);
+  }
+
+  /** Describes what this replica knows of one message, for diagnosis. */
+  public String describe(MsgId id) {
+    return GroupStateDescriber.describe(this, id);
+  }
+
+  // ---------------------------------------------------------------- types
+
+  /** Counters kept in the replicated state. */
+  public static final class Stats {
+    public long entries;
+    public long delivered;
+    public long deliveredMulti;
+    public long executed;
+    public long parks;
+    public long duplicates;
+    public long itemsSent;
+    public long itemsReceived;
+  }
+}

@@ -1,0 +1,170 @@
+package io.eyrie.multicast.internal.state;
+
+import static io.eyrie.multicast.internal.state.RulesSupport.CLIENT;
+import static io.eyrie.multicast.internal.state.RulesSupport.G0;
+import static io.eyrie.multicast.internal.state.RulesSupport.G1;
+import static io.eyrie.multicast.internal.state.RulesSupport.G2;
+import static io.eyrie.multicast.internal.state.RulesSupport.G3;
+import static io.eyrie.multicast.internal.state.RulesSupport.ship;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.esotericsoftware.kryo.io.Input;
+import io.eyrie.multicast.Execution;
+import io.eyrie.multicast.ExecutionContext;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.Wire.Data;
+import io.eyrie.multicast.internal.Wire.Propose;
+import io.eyrie.multicast.internal.Wire.Start;
+import io.eyrie.multicast.internal.Wire.Started;
+import io.eyrie.multicast.testing.ExpectedErrors;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The snapshot of a populated {@link GroupState}, byte for byte: a state with every kind of
+ * content (pending undecided, decided and conflicting messages, a parked head with buffered
+ * items, a message waiting with resumeLater, a blocked one, replies awaiting started-signals,
+ * outboxes, client records with a watermark, a tombstone) must write exactly the bytes below, and
+ * a fresh state restored from them must write them again. The bytes were taken from the code
+ * before {@code GroupState} and {@code ExecutionQueue} were split into smaller classes; a change
+ * of the layout must change {@code GroupStateSnapshot}'s version, and this constant with it.
+ */
+@Timeout(30)
+@ExpectedErrors("with other content than the message pending here")
+class GroupStateSnapshotBytesTest {
+  private static final long PLAIN = 0;
+  private static final long AWAIT = 1;
+  private static final long LATER = 2;
+  private static final long BLOCKED = 3;
+  private static final long SEND = 4;
+  private static final long OTHER_CLIENT = 0xA;
+  private static final long WATERMARK_CLIENT = 0xB;
+
+  private final RulesSupport t = new RulesSupport();
+
+  /** Acts by the mode in the payload {@code {seq, mode}} and logs what it does (its state). */
+  static final class App extends RulesSupport.LoggingApp {
+    @Override
+    public Execution deliver(ExecutionContext ctx) {
+      long[] p = (long[]) ctx.payload();
+      log.add("deliver " + ctx.id());
+      if (p[1] == AWAIT) {
+        return Execution.awaitFrom(List.of(G1, G3));
+      } else if (p[1] == LATER) {
+        return Execution.resumeLater(List.of(G2));
+      } else if (p[1] == BLOCKED) {
+        return Execution.blocked();
+      } else if (p[1] == SEND) {
+        ctx.send(G1, p[0] * 10);
+      }
+      return Execution.reply(p[0]);
+    }
+
+    @Override
+    public Execution resume(ExecutionContext ctx) {
+      log.add("resume " + ctx.id());
+      return Execution.reply(-1L);
+    }
+  }
+
+  private GroupState populated() {
+    GroupState s = t.group(G0, new App(), 1000);
+    // A client that goes idle and expires: its record becomes a tombstone.
+    t.submit(s, t.start(OTHER_CLIENT, 0, 0, PLAIN, G0, G0));
+    for (int i = 0; i < 6; i++) {
+      t.time += 500;
+      t.submit(s, t.start(WATERMARK_CLIENT, 10 + i, 3, PLAIN, G0, G0));
+    }
+    // A reply that waits for g2's started-signal (g1's arrived).
+    Start waits = t.start(10, PLAIN, G0, G0, G1, G2);
+    t.submit(s, waits);
+    ship(s, G1, 0, new Propose(waits, 1));
+    ship(s, G2, 0, new Propose(waits, 1));
+    ship(s, G1, 1, new Started(waits.id()));
+    // A reply that waits for g1, which was sent an item.
+    Start sends = t.start(11, SEND, G0, G0, G1);
+    t.submit(s, sends);
+    ship(s, G1, 2, new Propose(sends, 2));
+    // A message waiting off the queue for g2's item, and a blocked one.
+    Start later = t.start(1, LATER, G0, G0, G2);
+    t.submit(s, later);
+    ship(s, G2, 1, new Propose(later, 3));
+    t.submit(s, t.start(2, BLOCKED, G0, G0));
+    // A parked head with an item from g1 (it waits for g3 too), and a message behind it.
+    Start parked = t.start(3, AWAIT, G0, G0, G1, G3);
+    t.submit(s, parked);
+    ship(s, G1, 3, new Propose(parked, 5));
+    ship(s, G3, 0, new Propose(parked, 5));
+    ship(s, G1, 4, new Data(parked.id(), t.codec.encode(31L)), new Data(parked.id(), t.codec.encode(32L)));
+    t.submit(s, t.start(4, PLAIN, G0, G0));
+    // Pending: an undecided message, a decided one behind it, a conflicting one, and an item
+    // buffered for the undecided one.
+    Start undecided = t.start(20, PLAIN, G0, G0, G3);
+    t.submit(s, undecided);
+    Start decided = t.start(21, PLAIN, G0, G0, G1);
+    t.submit(s, decided);
+    ship(s, G1, 6, new Propose(decided, 100));
+    Start conflicting = t.start(22, PLAIN, G0, G0, G2);
+    t.submit(s, conflicting);
+    ship(s, G2, 2, new Propose(t.start(22, SEND, G2, G0, G2), 7));
+    ship(s, G3, 1, new Data(undecided.id(), t.codec.encode(33L)));
+    return s;
+  }
+
+  @Test
+  void aPopulatedStateWritesTheRecordedBytesAndARestoredCopyWritesThemAgain() {
+    GroupState s = populated();
+    MsgId head = MsgId.valueOf(CLIENT, 3, 0);
+    assertTrue(s.clients.tombstones.containsKey(OTHER_CLIENT), "the idle client expired");
+    assertNotNull(s.clients.get(WATERMARK_CLIENT));
+    assertEquals(3, s.order.pending.size(), "an undecided, a decided and a conflicting message are pending");
+    assertEquals(head, s.exec.queue.peek().start.id());
+    assertNotNull(s.exec.parkedOn);
+    assertTrue(s.exec.inboxes.get(head) != null);
+    assertEquals(1, s.exec.offQueue.later.size());
+    assertEquals(1, s.exec.offQueue.deferred.size());
+    assertEquals(2, s.exec.replies.awaitingStarts.size());
+    assertFalse(s.outboxRange(G1, 0, 100).isEmpty());
+
+    byte[] bytes = t.snapshot(s);
+    assertEquals(BYTES, HexFormat.of().formatHex(bytes), () -> s.describe());
+
+    GroupState r = t.group(G0, new App(), 1000);
+    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES)));
+    assertEquals(BYTES, HexFormat.of().formatHex(t.snapshot(r)));
+  }
+
+  /** Written by the code before the split; see the class comment. */
+  private static final String BYTES = ""
+      + "0600000067b00467b0504152544954494fce000167b1504152544954494fce000167b2504152544954494fce000167b3"
+      + "504152544954494fce0001650311030167b00167b30100bc840628051f0328000167b0000e00000000000000ffffffff"
+      + "ffffffff000167b00e11030167b00167b10100bc84062a051f032a000167b0000f000000000000006400000000000000"
+      + "000267b00f67b16411030167b00167b20100bc84062c051f032c000167b0006500000000000000650000000000000001"
+      + "0267b06567b2070211040167b00167b10167b30100bc840606051f0306020167b0000c000000000000000c0000000000"
+      + "0000000367b00c67b10567b30511020167b00100bc840608051f0308000167b000ffffffffffffffff0d000000000000"
+      + "000000010367b167b30111030167b00167b20100bc840602051f0302040167b0000a000000000000000a000000000000"
+      + "00000267b00a67b2030267b2021ec100000000000003000267b10167b10203093e0309401ec100000000000014000267"
+      + "b30167b301030942021ec10000000000000a000267b21ec10000000000000b000267b10111020167b00100bc84060405"
+      + "1f0304060167b000ffffffffffffffff0b0000000000000000000367b10700051501040167b00167b10167b20100bc84"
+      + "0614051f0314000167b000101501030167b00167b10100bc840616051f0316080167b00012160100bc8406160409dc01"
+      + "1501040167b00167b10167b30100bc840606051f0306020167b000181501030167b00167b10100bc84062a051f032a00"
+      + "0167b0001e67b20300031501040167b00167b10167b20100bc840614051f0314000167b000101501030167b00167b201"
+      + "00bc840602051f0302040167b000141501030167b00167b20100bc84062c051f032c000167b000ca0167b30200021501"
+      + "040167b00167b10167b30100bc840606051f0306020167b000181501030167b00167b30100bc840628051f0328000167"
+      + "b0001cc865ac66020b0000000000000003c8650f00000000000000060b000000000000000a000b000000000000000b00"
+      + "0b000000000000000c000b000000000000000d000b000000000000000e000b000000000000000f00060b000000000000"
+      + "000a0000030914800b000000000000000b0000030916800b000000000000000c0000030918800b000000000000000d00"
+      + "0003091a800b000000000000000e000003091c800b000000000000000f000003091e801ec100000000000000c8651600"
+      + "000000000000061ec100000000000001001ec100000000000002001ec100000000000003001ec100000000000004001e"
+      + "c10000000000000a001ec10000000000000b00021ec10000000000000a0000030914801ec10000000000000b00000309"
+      + "1680010a00000000000000ec5900000000000000001b0d040902000a0cd00164656c6976657220613a302e300a64656c"
+      + "6976657220623a31302e300a64656c6976657220623a31312e300a64656c6976657220623a31322e300a64656c697665"
+      + "7220623a31332e300a64656c6976657220623a31342e300a64656c6976657220623a31352e300a64656c697665722063"
+      + "3131653a31302e300a64656c6976657220633131653a31312e300a64656c6976657220633131653a312e300a64656c69"
+      + "76657220633131653a322e300a64656c6976657220633131653a322e300a64656c6976657220633131653a332e30";
+}

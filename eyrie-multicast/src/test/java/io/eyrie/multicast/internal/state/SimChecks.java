@@ -1,0 +1,154 @@
+package io.eyrie.multicast.internal.state;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.state.SimWorkload.MsgInfo;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The atomic multicast properties, checked on the delivery (execution) sequences that the
+ * replicas' {@link SimDeliverer}s recorded: identical order at the replicas of a group, integrity,
+ * validity and agreement, prefix order and acyclic order; and one final reply per message.
+ */
+final class SimChecks {
+  private SimChecks() {}
+
+  static void check(SimGroups sim, Map<MsgId, MsgInfo> msgs) {
+    Map<GroupId, List<MsgId>> seqs = new TreeMap<>();
+    Map<GroupId, Set<MsgId>> sets = new TreeMap<>();
+    for (int g = 0; g < sim.n; g++) {
+      GroupId gid = sim.gid(g);
+      List<MsgId> seq = sim.replicas[g][0].app.delivered();
+      for (int r = 1; r < SimGroups.REPLICAS; r++) {
+        assertEquals(seq, sim.replicas[g][r].app.delivered(), () -> gid + ": replicas deliver in different orders");
+      }
+      Set<MsgId> set = new HashSet<>();
+      for (MsgId id : seq) {
+        if (!set.add(id)) {
+          fail("integrity: " + gid + " delivers " + id + " twice");
+        }
+        MsgInfo mi = msgs.get(id);
+        if (mi == null) {
+          fail("integrity: " + gid + " delivers " + id + " which was never started");
+        }
+        if (Arrays.binarySearch(mi.start.dests(), gid) < 0) {
+          fail("integrity: " + gid + " delivers " + id + " whose dests are " + Arrays.toString(mi.start.dests()));
+        }
+      }
+      for (int r = 0; r < SimGroups.REPLICAS; r++) {
+        GroupState.Stats st = sim.replicas[g][r].state.stats();
+        assertEquals(seq.size(), st.delivered, () -> gid + ": stats.delivered differs from the deliveries");
+        assertEquals(seq.size(), st.executed, () -> gid + ": stats.executed differs from the deliveries");
+      }
+      seqs.put(gid, seq);
+      sets.put(gid, set);
+    }
+    for (MsgInfo mi : msgs.values()) {
+      if (mi.refusedEverywhere()) {
+        // Every Start was refused EXPIRED: the message was never started, so it must be
+        // delivered nowhere (a refused Start is never executed) and never answered.
+        for (GroupId d : mi.start.dests()) {
+          if (sets.get(d).contains(mi.start.id())) {
+            fail("integrity: " + d + " delivers " + mi.start.id() + " though every Start of it was refused EXPIRED");
+          }
+        }
+        if (mi.finalReply != null) {
+          fail("a final reply for " + mi.start.id() + " though every Start of it was refused EXPIRED");
+        }
+        continue;
+      }
+      for (GroupId d : mi.start.dests()) {
+        if (!sets.get(d).contains(mi.start.id())) {
+          fail("agreement: " + mi.start.id() + " to " + Arrays.toString(mi.start.dests()) + " never delivered at " + d);
+        }
+      }
+      if (mi.finalReply == null) {
+        fail("no final reply for " + mi.start.id() + " from its reply group " + mi.start.replyGroup());
+      }
+    }
+    checkPrefixOrder(seqs, sets);
+    checkAcyclic(seqs);
+  }
+
+  /** For any two groups, the messages both delivered appear in the same relative order. */
+  static void checkPrefixOrder(Map<GroupId, List<MsgId>> seqs, Map<GroupId, Set<MsgId>> sets) {
+    List<GroupId> gs = new ArrayList<>(seqs.keySet());
+    for (int i = 0; i < gs.size(); i++) {
+      for (int j = i + 1; j < gs.size(); j++) {
+        List<MsgId> a = filter(seqs.get(gs.get(i)), sets.get(gs.get(j)));
+        List<MsgId> b = filter(seqs.get(gs.get(j)), sets.get(gs.get(i)));
+        if (!a.equals(b)) {
+          int k = 0;
+          while (k < a.size() && k < b.size() && a.get(k).equals(b.get(k))) {
+            k++;
+          }
+          fail("prefix order: " + gs.get(i) + " and " + gs.get(j) + " order their common messages differently from"
+              + " position " + k + ": " + a.subList(k, Math.min(a.size(), k + 3)) + " vs "
+              + b.subList(k, Math.min(b.size(), k + 3)));
+        }
+      }
+    }
+  }
+
+  private static List<MsgId> filter(List<MsgId> seq, Set<MsgId> keep) {
+    List<MsgId> out = new ArrayList<>();
+    for (MsgId id : seq) {
+      if (keep.contains(id)) {
+        out.add(id);
+      }
+    }
+    return out;
+  }
+
+  /** The union of the groups' delivery orders (consecutive pairs) has no cycle. */
+  static void checkAcyclic(Map<GroupId, List<MsgId>> seqs) {
+    Map<MsgId, List<MsgId>> succ = new HashMap<>();
+    Map<MsgId, Integer> indeg = new HashMap<>();
+    for (List<MsgId> seq : seqs.values()) {
+      for (int i = 0; i < seq.size(); i++) {
+        indeg.putIfAbsent(seq.get(i), 0);
+        if (i > 0) {
+          succ.computeIfAbsent(seq.get(i - 1), k -> new ArrayList<>()).add(seq.get(i));
+          indeg.merge(seq.get(i), 1, Integer::sum);
+        }
+      }
+    }
+    ArrayDeque<MsgId> ready = new ArrayDeque<>();
+    indeg.forEach((id, d) -> {
+      if (d == 0) {
+        ready.add(id);
+      }
+    });
+    int done = 0;
+    while (!ready.isEmpty()) {
+      MsgId id = ready.poll();
+      done++;
+      for (MsgId s : succ.getOrDefault(id, List.of())) {
+        if (indeg.merge(s, -1, Integer::sum) == 0) {
+          ready.add(s);
+        }
+      }
+    }
+    if (done != indeg.size()) {
+      List<MsgId> inCycle = new ArrayList<>();
+      indeg.forEach((id, d) -> {
+        if (d > 0 && inCycle.size() < 6) {
+          inCycle.add(id);
+        }
+      });
+      fail("acyclic order: the groups' delivery orders form a cycle through " + (indeg.size() - done)
+          + " messages, e.g. " + inCycle);
+    }
+  }
+}
