@@ -224,7 +224,7 @@ public final class LocalService {
         waiting.put(g, e);
       } else if (g.equals(reply)) {
         if (e.isError()) {
-          throw new MulticastException(MulticastException.ERROR, e.errorMessage());
+          throw new MulticastException(io.eyrie.multicast.Status.ERROR, e.errorMessage());
         }
         answer = e.replyValue();
         answered = true;

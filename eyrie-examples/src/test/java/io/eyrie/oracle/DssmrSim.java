@@ -10,6 +10,7 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
@@ -82,7 +83,7 @@ final class DssmrSim {
     s.setListener(new GroupState.Listener() {
       @Override
       public void reply(MsgId id, GroupState.Reply r) {
-        if (r.status() == GroupState.OK) {
+        if (r.status() == Status.OK) {
           Object v = codec.decode(r.body());
           if (v instanceof Msgs.CoreReply c) {
             replies.put(id, c);

@@ -1,7 +1,6 @@
 package io.eyrie.multicast;
 
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -254,7 +253,7 @@ final class CallDispatcher {
       leaderHints.put(c.group, r.leaderHint());
     }
     switch (r.status()) {
-      case GroupState.OK -> {
+      case OK -> {
         Object value;
         try {
           value = r.body() == null ? null : codec.decode(r.body());
@@ -264,15 +263,15 @@ final class CallDispatcher {
         }
         finish(c, value, null);
       }
-      case GroupState.UNAVAILABLE -> {
+      case UNAVAILABLE -> {
         conn.inflight.remove(r.requestId(), c);
         retryLater(c, r.requestId(), "node " + conn.nodeId() + " unavailable: " + r.error(),
             ResendListener.Reason.UNAVAILABLE);
       }
       // EXPIRED is not a refusal: the message may have run (see ClientExpiredException).
-      case GroupState.EXPIRED -> finish(c, null, new ClientExpiredException(c.msgId(), "EXPIRED for " + c
+      case EXPIRED -> finish(c, null, new ClientExpiredException(c.msgId(), "EXPIRED for " + c
           + ", the outcome is unknown: " + r.error()));
-      default -> finish(c, null, new MulticastException(r.status(), r.error()));
+      case ERROR, BAD_REQUEST, STALE -> finish(c, null, new MulticastException(r.status(), r.error()));
     }
   }
 

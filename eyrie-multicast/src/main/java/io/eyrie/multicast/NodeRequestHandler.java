@@ -41,31 +41,31 @@ final class NodeRequestHandler implements RequestHandler {
   public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest request) {
     Wire.Start s = request.start();
     if (s == null || s.id() == null || s.dests() == null || s.replyGroup() == null || s.payload() == null) {
-      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "incomplete request", 0));
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "incomplete request", 0));
     }
     ReplyRouter router = host.router(s.replyGroup());
     if (router == null) {
-      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST,
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST,
           "node " + nodeId + " does not host reply group " + s.replyGroup(), channels.leaderHint(s.replyGroup())));
     }
     for (GroupId d : s.dests()) {
       if (d == null || !host.cluster().groups().containsKey(d)) {
-        return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + d, 0));
+        return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "unknown group " + d, 0));
       }
       if (!host.isOpen(d) && !opens(s, d)) {
         // Being added: every group must know it before clients may name it. Try again.
-        return CompletableFuture.completedFuture(error(GroupState.UNAVAILABLE,
+        return CompletableFuture.completedFuture(error(Status.UNAVAILABLE,
             "group " + d + " is being added to the cluster and not open yet", 0));
       }
     }
     if (Arrays.binarySearch(s.dests(), s.replyGroup()) < 0) {
-      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "reply group is not a destination", 0));
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "reply group is not a destination", 0));
     }
     // Every replica decodes the payload when it applies the message; bytes that cannot decode
     // (hostile declared sizes included) are refused here, before they reach any log.
     String malformed = malformed(s.payload());
     if (malformed != null) {
-      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "malformed payload: " + malformed, 0));
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed payload: " + malformed, 0));
     }
     // A request for the same message already waiting here means this node submitted it and
     // the reply group has not refused it (a failed submission fails the waiting request): a
@@ -87,7 +87,7 @@ final class NodeRequestHandler implements RequestHandler {
         LOG.warn("node {}: request listener failed: {}", nodeId, e.toString());
       }
       if (err != null) {
-        return error(GroupState.UNAVAILABLE, "not answered: " + err, hint);
+        return error(Status.UNAVAILABLE, "not answered: " + err, hint);
       }
       return new Wire.ClientReply(request.requestId(), r.status(), r.body(), r.error(), hint);
     });
@@ -96,21 +96,21 @@ final class NodeRequestHandler implements RequestHandler {
   @Override
   public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request) {
     if (request.group() == null || !host.cluster().groups().containsKey(request.group()) || request.query() == null) {
-      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "unknown group " + request.group(), 0));
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "unknown group " + request.group(), 0));
     }
     String malformed = malformed(request.query());
     if (malformed != null) {
-      return CompletableFuture.completedFuture(error(GroupState.BAD_REQUEST, "malformed query: " + malformed, 0));
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed query: " + malformed, 0));
     }
     return channels.queries().query(request.group(), request.query()).handle((bytes, err) -> {
       int hint = channels.leaderHint(request.group());
       if (err != null) {
         Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
         return cause instanceof GroupQueries.QueryException
-            ? error(GroupState.ERROR, "query refused: " + cause.getMessage(), hint)
-            : error(GroupState.UNAVAILABLE, "query failed: " + cause, hint);
+            ? error(Status.ERROR, "query refused: " + cause.getMessage(), hint)
+            : error(Status.UNAVAILABLE, "query failed: " + cause, hint);
       }
-      return new Wire.ClientReply(request.requestId(), GroupState.OK, bytes, null, hint);
+      return new Wire.ClientReply(request.requestId(), Status.OK, bytes, null, hint);
     });
   }
 
@@ -124,7 +124,7 @@ final class NodeRequestHandler implements RequestHandler {
         b.group(g.id(), g.kind(), g.members());
       }
     }
-    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.OK,
+    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), Status.OK,
         codec.encode(b.build().toText()), null, 0));
   }
 
@@ -148,7 +148,7 @@ final class NodeRequestHandler implements RequestHandler {
     }
   }
 
-  private static Wire.ClientReply error(int status, String message, int hint) {
+  private static Wire.ClientReply error(Status status, String message, int hint) {
     return new Wire.ClientReply(0, status, null, message, hint);
   }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.MulticastChecker;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.RecordingDeliverer;
@@ -44,9 +43,9 @@ class ExactlyOnceTest {
         Wire.ClientReply rb = (Wire.ClientReply) b.receive();
         d.send(new Wire.ClientRequest(3, start));
         Wire.ClientReply rd = (Wire.ClientReply) d.receive();
-        assertEquals(GroupState.OK, ra.status(), String.valueOf(ra.error()));
-        assertEquals(GroupState.OK, rb.status(), String.valueOf(rb.error()));
-        assertEquals(GroupState.OK, rd.status(), String.valueOf(rd.error()));
+        assertEquals(Status.OK, ra.status(), String.valueOf(ra.error()));
+        assertEquals(Status.OK, rb.status(), String.valueOf(rb.error()));
+        assertEquals(Status.OK, rd.status(), String.valueOf(rd.error()));
         assertArrayEquals(ra.body(), rb.body());
         assertArrayEquals(ra.body(), rd.body());
         assertEquals(1, ra.requestId());

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.transport.ClientEndpoint;
 import io.eyrie.multicast.internal.transport.RequestHandler;
 import io.eyrie.multicast.testing.Waits;
@@ -40,7 +39,7 @@ class MulticastClientTest {
   /** A node's client port with a scriptable handler that records what it receives. */
   static final class FakeNode implements RequestHandler {
     final List<Wire.ClientRequest> seen = new CopyOnWriteArrayList<>();
-    volatile Function<Wire.ClientRequest, CompletableFuture<Wire.ClientReply>> onMulticast = r -> reply(GroupState.OK,
+    volatile Function<Wire.ClientRequest, CompletableFuture<Wire.ClientReply>> onMulticast = r -> reply(Status.OK,
         r.start().payload(), 0);
     ClientEndpoint endpoint;
 
@@ -52,7 +51,7 @@ class MulticastClientTest {
 
     @Override
     public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest q) {
-      return reply(GroupState.OK, q.query(), 0);
+      return reply(Status.OK, q.query(), 0);
     }
 
     List<MsgId> ids() {
@@ -71,8 +70,8 @@ class MulticastClientTest {
     }
   }
 
-  static CompletableFuture<Wire.ClientReply> reply(int status, byte[] body, int hint) {
-    return CompletableFuture.completedFuture(new Wire.ClientReply(0, status, body, status == 0 ? null : "refused", hint));
+  static CompletableFuture<Wire.ClientReply> reply(Status status, byte[] body, int hint) {
+    return CompletableFuture.completedFuture(new Wire.ClientReply(0, status, body, status == Status.OK ? null : "refused", hint));
   }
 
   static <T> CompletableFuture<T> never() {
@@ -157,8 +156,8 @@ class MulticastClientTest {
     FakeNode n1 = new FakeNode();
     FakeNode n2 = new FakeNode();
     for (FakeNode n : List.of(n1, n2)) {
-      n.onMulticast = r -> answered.getAndIncrement() < 2 ? reply(GroupState.UNAVAILABLE, null, 0)
-          : reply(GroupState.OK, r.start().payload(), 0);
+      n.onMulticast = r -> answered.getAndIncrement() < 2 ? reply(Status.UNAVAILABLE, null, 0)
+          : reply(Status.OK, r.start().payload(), 0);
     }
     MulticastClient c = client(start(n1, n2), 3000, 20_000);
     assertEquals("x", get(c.multicast(Set.of(P0), "x")));
@@ -225,7 +224,7 @@ class MulticastClientTest {
         held.add(f);
         return f;
       }
-      return reply(GroupState.OK, r.start().payload(), 0);
+      return reply(Status.OK, r.start().payload(), 0);
     };
     MulticastClient c = client(start(n), 20_000, 30_000);
     get(c.multicast(Set.of(P0), "a"));
@@ -234,7 +233,7 @@ class MulticastClientTest {
     Waits.until(Duration.ofSeconds(10), () -> held.size() == 1, () -> "held request arrived");
     get(c.multicast(Set.of(P0), "c"));
     get(c.multicast(Set.of(P0), "d"));
-    held.get(0).complete(new Wire.ClientReply(0, GroupState.OK, CODEC.encode("held"), null, 0));
+    held.get(0).complete(new Wire.ClientReply(0, Status.OK, CODEC.encode("held"), null, 0));
     assertEquals("held", get(hold));
     get(c.multicast(Set.of(P0), "e"));
     List<Long> seqs = new ArrayList<>();
@@ -259,7 +258,7 @@ class MulticastClientTest {
     Set<MsgId> ids = new HashSet<>(n1.ids());
     ids.addAll(n2.ids());
     assertEquals(Set.of(MsgId.valueOf(c.clientId(), 0, 0)), ids);
-    n1.onMulticast = r -> reply(GroupState.OK, r.start().payload(), 0);
+    n1.onMulticast = r -> reply(Status.OK, r.start().payload(), 0);
     n2.onMulticast = n1.onMulticast;
     assertEquals("next", get(c.multicast(Set.of(P0), "next")));
     List<Wire.ClientRequest> all = new ArrayList<>(n1.seen);
@@ -306,7 +305,7 @@ class MulticastClientTest {
   void refusalsSurfaceAsMulticastException() throws Exception {
     FakeNode n = new FakeNode();
     MulticastClient c = client(start(n), 5000, 20_000);
-    for (int status : new int[] {GroupState.BAD_REQUEST, GroupState.ERROR, GroupState.STALE}) {
+    for (Status status : new Status[] {Status.BAD_REQUEST, Status.ERROR, Status.STALE}) {
       n.onMulticast = r -> reply(status, null, 0);
       MulticastException e = assertInstanceOf(MulticastException.class, failure(c.multicast(Set.of(P0), 1L)));
       assertEquals(status, e.status());
@@ -324,7 +323,7 @@ class MulticastClientTest {
   void expiredIsAnUnknownOutcome() throws Exception {
     FakeNode n = new FakeNode();
     MulticastClient c = client(start(n), 5000, 20_000);
-    n.onMulticast = r -> reply(GroupState.EXPIRED, null, 0);
+    n.onMulticast = r -> reply(Status.EXPIRED, null, 0);
     Throwable t = failure(c.multicast(Set.of(P0), 1L));
     ClientExpiredException e = assertInstanceOf(ClientExpiredException.class, t);
     assertInstanceOf(CallTimeoutException.class, e);
@@ -337,7 +336,7 @@ class MulticastClientTest {
   void leaderHintIsFollowed() throws Exception {
     FakeNode[] nodes = {new FakeNode(), new FakeNode(), new FakeNode()};
     for (FakeNode n : nodes) {
-      n.onMulticast = r -> reply(GroupState.OK, r.start().payload(), 3);
+      n.onMulticast = r -> reply(Status.OK, r.start().payload(), 3);
     }
     MulticastClient c = client(start(nodes), 5000, 20_000);
     get(c.multicast(Set.of(P0), 0L));
@@ -352,7 +351,7 @@ class MulticastClientTest {
   void concurrentCallsGetTheirOwnReplies() throws Exception {
     FakeNode[] nodes = {new FakeNode(), new FakeNode()};
     for (FakeNode n : nodes) {
-      n.onMulticast = r -> CompletableFuture.supplyAsync(() -> new Wire.ClientReply(0, GroupState.OK,
+      n.onMulticast = r -> CompletableFuture.supplyAsync(() -> new Wire.ClientReply(0, Status.OK,
           r.start().payload(), null, 0), CompletableFuture.delayedExecutor(ThreadLocalRandom.current().nextInt(5),
           TimeUnit.MILLISECONDS));
     }

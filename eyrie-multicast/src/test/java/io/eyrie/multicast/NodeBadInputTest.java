@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.RecordingDeliverer;
 import java.io.IOException;
@@ -95,20 +94,20 @@ class NodeBadInputTest {
         raw.send(new Wire.ClientRequest(11, unknownGroup));
         Wire.ClientReply r = (Wire.ClientReply) raw.receive();
         assertEquals(11, r.requestId());
-        assertEquals(GroupState.BAD_REQUEST, r.status(), r.error());
+        assertEquals(Status.BAD_REQUEST, r.status(), r.error());
         Wire.Start unsorted = new Wire.Start(MsgId.valueOf(9, 1, 0), new GroupId[] {p1, p0}, p0, codec.encode(2L), 0);
         raw.send(new Wire.ClientRequest(12, unsorted));
         r = (Wire.ClientReply) raw.receive();
         assertEquals(12, r.requestId());
-        assertEquals(GroupState.BAD_REQUEST, r.status(), r.error());
+        assertEquals(Status.BAD_REQUEST, r.status(), r.error());
         raw.send("a string is not a request");
         r = (Wire.ClientReply) raw.receive();
-        assertNotEquals(GroupState.OK, r.status());
+        assertNotEquals(Status.OK, r.status());
         Wire.Start fine = new Wire.Start(MsgId.valueOf(9, 2, 0), new GroupId[] {p0}, p0, codec.encode(3L), 0);
         raw.send(new Wire.ClientRequest(13, fine));
         r = (Wire.ClientReply) raw.receive();
         assertEquals(13, r.requestId());
-        assertEquals(GroupState.OK, r.status(), r.error());
+        assertEquals(Status.OK, r.status(), r.error());
       }
       int before = goodOk.get();
       io.eyrie.multicast.testing.Waits.until(java.time.Duration.ofSeconds(30), () -> goodOk.get() > before + 20,
@@ -128,7 +127,7 @@ class NodeBadInputTest {
     }
     if (reply != null) {
       Wire.ClientReply r = (Wire.ClientReply) reply;
-      assertEquals(GroupState.BAD_REQUEST, r.status(), "error reply expected, got " + r);
+      assertEquals(Status.BAD_REQUEST, r.status(), "error reply expected, got " + r);
       assertTrue(raw.closedByPeer(), "the node closes a connection whose framing it cannot trust");
     }
   }

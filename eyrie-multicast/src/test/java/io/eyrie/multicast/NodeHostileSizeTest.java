@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.time.Duration;
@@ -73,13 +72,13 @@ class NodeHostileSizeTest {
           raw.send(new Wire.ClientRequest(seq, s));
           Wire.ClientReply r = (Wire.ClientReply) raw.receive();
           assertEquals(seq, r.requestId());
-          assertEquals(GroupState.BAD_REQUEST, r.status(), "refused at admission: " + r.error());
+          assertEquals(Status.BAD_REQUEST, r.status(), "refused at admission: " + r.error());
           assertTrue(r.error().contains("malformed payload") && r.error().contains("declares " + count),
               r.error());
           raw.send(new Wire.QueryRequest(100 + seq, p0, payload));
           r = (Wire.ClientReply) raw.receive();
           assertEquals(100 + seq, r.requestId());
-          assertEquals(GroupState.BAD_REQUEST, r.status(), "query refused at admission: " + r.error());
+          assertEquals(Status.BAD_REQUEST, r.status(), "query refused at admission: " + r.error());
           assertTrue(r.error().contains("malformed query"), r.error());
           long allocated = HostileSizes.allocatedEverywhere() - before;
           assertTrue(allocated < MAX_ALLOCATION, count + " elements declared: the JVM's threads allocated "

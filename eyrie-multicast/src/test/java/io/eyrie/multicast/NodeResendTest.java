@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.time.Duration;
@@ -87,7 +86,7 @@ class NodeResendTest {
         raw.send(new Wire.ClientRequest(3, ping));
         Wire.ClientReply pong = assertInstanceOf(Wire.ClientReply.class, raw.receive());
         assertEquals(3, pong.requestId());
-        assertEquals(GroupState.OK, pong.status());
+        assertEquals(Status.OK, pong.status());
         // Open the gate first: the traffic counters read p0's state, whose lock the held message's
         // execution keeps until the gate opens (reading first waited out the gate's 60 s).
         // Nothing is submitted once the gate opens: the counts are what the requests above caused.
@@ -102,7 +101,7 @@ class NodeResendTest {
         }
         assertEquals(java.util.Set.of(1L, 2L), replies.keySet());
         for (Wire.ClientReply r : replies.values()) {
-          assertEquals(GroupState.OK, r.status(), r.error());
+          assertEquals(Status.OK, r.status(), r.error());
           assertEquals(HOLD, codec.decode(r.body()));
         }
         assertArrayEquals(replies.get(1L).body(), replies.get(2L).body());
@@ -157,7 +156,7 @@ class NodeResendTest {
         Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, reply,
             "one reply, without the client sending again");
         assertEquals(1, r.requestId());
-        assertEquals(GroupState.OK, r.status(), r.error());
+        assertEquals(Status.OK, r.status(), r.error());
         assertEquals(42L, codec.decode(r.body()));
       }
     }

@@ -2,7 +2,9 @@ package io.eyrie.multicast.internal;
 
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import java.util.Arrays;
+import java.util.Objects;
 
 /** Messages of the multicast protocol: log entries, channel items and client frames. */
 public final class Wire {
@@ -106,7 +108,11 @@ public final class Wire {
   /**
    * Client frame: the answer to a request. {@code body} is the encoded reply when the status is
    * OK; {@code error} explains any other status. {@code leaderHint} is the node the client should
-   * prefer for the reply group, or 0.
+   * prefer for the reply group, or 0. The status is never null (see {@link StatusCodes}).
    */
-  public record ClientReply(long requestId, int status, byte[] body, String error, int leaderHint) {}
+  public record ClientReply(long requestId, Status status, byte[] body, String error, int leaderHint) {
+    public ClientReply {
+      Objects.requireNonNull(status, "status");
+    }
+  }
 }

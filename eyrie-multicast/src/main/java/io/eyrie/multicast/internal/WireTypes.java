@@ -3,6 +3,7 @@ package io.eyrie.multicast.internal;
 import com.esotericsoftware.kryo.Kryo;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 
 /**
  * Kryo registrations of Eyrie's own types. Ids are part of the wire format and of snapshots:
@@ -43,5 +44,6 @@ public final class WireTypes {
     // not to be reused, so that an old log or frame never decodes as something else.
     k.register(Wire.HalfwayQuery.class, 39);
     k.register(Wire.Abandoned.class, 40);
+    k.register(Status.class, new StatusCodes.KryoSerializer(), 41);
   }
 }

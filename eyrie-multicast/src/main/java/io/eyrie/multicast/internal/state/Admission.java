@@ -1,8 +1,8 @@
 package io.eyrie.multicast.internal.state;
 
-import static io.eyrie.multicast.internal.state.GroupState.BAD_REQUEST;
-import static io.eyrie.multicast.internal.state.GroupState.EXPIRED;
-import static io.eyrie.multicast.internal.state.GroupState.STALE;
+import static io.eyrie.multicast.Status.BAD_REQUEST;
+import static io.eyrie.multicast.Status.EXPIRED;
+import static io.eyrie.multicast.Status.STALE;
 
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;

@@ -3,6 +3,8 @@ package io.eyrie.multicast.internal.state;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
+import io.eyrie.multicast.internal.StatusCodes;
 import io.eyrie.multicast.internal.state.GroupState.Reply;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -207,7 +209,7 @@ final class ClientTable {
       for (MsgId id : new TreeSet<>(r.replies.keySet())) {
         Reply rep = r.replies.get(id);
         SnapshotIo.writeId(out, id);
-        out.writeVarInt(rep.status(), true);
+        out.writeVarInt(StatusCodes.code(rep.status()), true);
         SnapshotIo.writeBytes(out, rep.body());
         out.writeString(rep.error());
       }
@@ -237,7 +239,7 @@ final class ClientTable {
       k = in.readVarInt(true);
       for (int j = 0; j < k; j++) {
         MsgId id = SnapshotIo.readId(in);
-        int status = in.readVarInt(true);
+        Status status = StatusCodes.status(in.readVarInt(true));
         byte[] body = SnapshotIo.readBytes(in);
         r.replies.put(id, new Reply(status, body, in.readString()));
       }

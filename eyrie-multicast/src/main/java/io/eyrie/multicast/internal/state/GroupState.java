@@ -5,6 +5,7 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
@@ -40,14 +41,6 @@ import org.slf4j.LoggerFactory;
 public final class GroupState {
   private static final Logger LOG = LoggerFactory.getLogger(GroupState.class);
 
-  /** Reply statuses, shared with the client frames. */
-  public static final int OK = 0;
-  public static final int ERROR = 1;
-  public static final int UNAVAILABLE = 2;
-  public static final int BAD_REQUEST = 3;
-  public static final int STALE = 4;
-  public static final int EXPIRED = 5;
-
   /** Local effects of applying entries. */
   public interface Listener {
     /** A reply for a message is final and may be sent to a waiting client. */
@@ -73,7 +66,7 @@ public final class GroupState {
   }
 
   /** A reply as kept in the client table. */
-  public record Reply(int status, byte[] body, String error) {}
+  public record Reply(Status status, byte[] body, String error) {}
 
   public static final Listener NO_LISTENER = new Listener() {
     @Override

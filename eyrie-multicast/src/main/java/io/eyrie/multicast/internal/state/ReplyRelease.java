@@ -6,6 +6,7 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.state.GroupState.Reply;
 import io.eyrie.multicast.internal.state.Inboxes.Inbox;
 import java.util.HashMap;
@@ -55,7 +56,7 @@ final class ReplyRelease {
     MsgId id = m.start.id();
     Reply r;
     if (ex.isError()) {
-      r = new Reply(GroupState.ERROR, null, ex.errorMessage());
+      r = new Reply(Status.ERROR, null, ex.errorMessage());
     } else {
       byte[] body;
       try {
@@ -67,8 +68,8 @@ final class ReplyRelease {
         // ExecutionQueue.invoke).
         body = null;
       }
-      r = body == null ? new Reply(GroupState.ERROR, null, "reply is not encodable: "
-          + ex.replyValue().getClass().getName()) : new Reply(GroupState.OK, body, null);
+      r = body == null ? new Reply(Status.ERROR, null, "reply is not encodable: "
+          + ex.replyValue().getClass().getName()) : new Reply(Status.OK, body, null);
     }
     clients.touch(id.client()).replies.put(id, r);
     TreeSet<GroupId> waiting = new TreeSet<>();

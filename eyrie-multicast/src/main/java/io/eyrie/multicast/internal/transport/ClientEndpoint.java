@@ -1,8 +1,8 @@
 package io.eyrie.multicast.internal.transport;
 
 import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * writes each answer back with the request's id.
  *
  * <p>A connection whose framing cannot be trusted any more (a frame that does not decode or is
- * longer than the limit) gets one {@link GroupState#BAD_REQUEST} reply with request id -1 and is
+ * longer than the limit) gets one {@link Status#BAD_REQUEST} reply with request id -1 and is
  * closed; a well-formed frame of the wrong type gets the same reply but the connection stays
  * open. Nothing one connection does affects the others.
  */
@@ -146,7 +146,7 @@ public final class ClientEndpoint implements AutoCloseable {
       } else {
         String type = msg == FrameCodec.NULL_FRAME ? "null" : msg.getClass().getName();
         LOG.debug("{}: unexpected frame type {}", ctx.channel().remoteAddress(), type);
-        write(ctx, new Wire.ClientReply(-1, GroupState.BAD_REQUEST, null, "unexpected frame type " + type, 0));
+        write(ctx, new Wire.ClientReply(-1, Status.BAD_REQUEST, null, "unexpected frame type " + type, 0));
       }
     }
 
@@ -169,10 +169,10 @@ public final class ClientEndpoint implements AutoCloseable {
     private static Wire.ClientReply answer(long requestId, Wire.ClientReply reply, Throwable err) {
       if (err != null) {
         Throwable cause = unwrap(err);
-        return new Wire.ClientReply(requestId, GroupState.ERROR, null, String.valueOf(cause.getMessage()), 0);
+        return new Wire.ClientReply(requestId, Status.ERROR, null, String.valueOf(cause.getMessage()), 0);
       }
       if (reply == null) {
-        return new Wire.ClientReply(requestId, GroupState.ERROR, null, "the request handler returned no reply", 0);
+        return new Wire.ClientReply(requestId, Status.ERROR, null, "the request handler returned no reply", 0);
       }
       return new Wire.ClientReply(requestId, reply.status(), reply.body(), reply.error(), reply.leaderHint());
     }
@@ -198,7 +198,7 @@ public final class ClientEndpoint implements AutoCloseable {
         if (f.cause() instanceof EncoderException && f.channel().isActive() && reply.body() != null) {
           // Without some answer the client would wait for its attempt timeout and resend in vain.
           LOG.warn("cannot encode the reply to request {}: {}", reply.requestId(), f.cause().toString());
-          ctx.writeAndFlush(new Wire.ClientReply(reply.requestId(), GroupState.ERROR, null,
+          ctx.writeAndFlush(new Wire.ClientReply(reply.requestId(), Status.ERROR, null,
               "cannot encode the reply: " + f.cause().getMessage(), reply.leaderHint()));
         } else {
           LOG.debug("{}: reply {} not written: {}", f.channel().remoteAddress(), reply.requestId(), f.cause().toString());
@@ -231,7 +231,7 @@ public final class ClientEndpoint implements AutoCloseable {
       LOG.warn("{}: {}; closing the connection", ctx.channel().remoteAddress(), why);
       closing = true;
       ctx.channel().config().setAutoRead(false);
-      ctx.writeAndFlush(new Wire.ClientReply(-1, GroupState.BAD_REQUEST, null, why, 0))
+      ctx.writeAndFlush(new Wire.ClientReply(-1, Status.BAD_REQUEST, null, why, 0))
           .addListener(ChannelFutureListener.CLOSE);
     }
 

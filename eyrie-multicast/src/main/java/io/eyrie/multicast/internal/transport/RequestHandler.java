@@ -1,7 +1,7 @@
 package io.eyrie.multicast.internal.transport;
 
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,7 +20,7 @@ public interface RequestHandler {
 
   /** Answers with the cluster as the node knows it (its configuration's text form, encoded). */
   default CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {
-    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), GroupState.BAD_REQUEST, null,
+    return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), Status.BAD_REQUEST, null,
         "this endpoint answers no view requests", 0));
   }
 }

@@ -3,8 +3,8 @@
  * frames {@code FrameCodec} and the {@code RequestHandler} it calls), and Ratis's server and
  * client over Netty ({@code RatisSupport}, {@code EyrieNettyRpc}).
  *
- * <p>May use {@code io.eyrie.multicast.internal} (the wire types), {@code internal.state} (only
- * for the reply statuses, {@code GroupState.OK} and the others, which the compiler inlines) and
- * the API package's types; not {@code internal.replication}.
+ * <p>May use {@code io.eyrie.multicast.internal} (the wire types) and the API package's types
+ * (the reply {@code Status} among them); not {@code internal.state} nor {@code
+ * internal.replication}.
  */
 package io.eyrie.multicast.internal.transport;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.Propose;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.GroupState;
@@ -47,7 +48,7 @@ class ReplyRouterTest {
     assertSame(first.reply(), late.reply(), "all requests share the one reply");
     advanceMs(100);
     assertFalse(router.join(id).submit(), "the resubmission covers the next prompt resend");
-    GroupState.Reply r = new GroupState.Reply(GroupState.OK, new byte[] {1}, null);
+    GroupState.Reply r = new GroupState.Reply(Status.OK, new byte[] {1}, null);
     router.complete(id, r);
     assertSame(r, first.reply().getNow(null));
     assertEquals(0, router.size());
@@ -82,7 +83,7 @@ class ReplyRouterTest {
       public void outboxChanged(io.eyrie.multicast.GroupId to) {}
     });
     GroupState.Reply got = waitDone.reply().getNow(null);
-    assertEquals(GroupState.OK, got == null ? -1 : got.status(), "the stored reply answers the waiting request");
+    assertEquals(Status.OK, got == null ? -1 : got.status(), "the stored reply answers the waiting request");
     assertArrayEquals(t.repliesFor(done.id()).get(0).reply().body(), got.body());
     assertFalse(waitHeld.reply().isDone(), "a reply still held for another group's start is not released");
     assertFalse(waitUndecided.reply().isDone());

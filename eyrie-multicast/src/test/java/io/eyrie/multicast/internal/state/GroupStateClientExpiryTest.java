@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.SimGroups.Ev;
@@ -70,7 +71,7 @@ class GroupStateClientExpiryTest {
     for (long seq = 0; seq < 20; seq++) {
       t.time += 5 * 60_000L;
       t.submit(s, t.start(CLIENT, seq, seq, SimDeliverer.PLAIN, G0, G0));
-      assertEquals(GroupState.OK, t.repliesFor(MsgId.valueOf(CLIENT, seq, 0)).get(0).reply().status());
+      assertEquals(Status.OK, t.repliesFor(MsgId.valueOf(CLIENT, seq, 0)).get(0).reply().status());
     }
     assertNotNull(s.clients.get(CLIENT));
   }
@@ -88,7 +89,7 @@ class GroupStateClientExpiryTest {
     Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
     t.submit(s, m);
     Ev first = t.repliesFor(m.id()).get(0);
-    assertEquals(GroupState.OK, first.reply().status());
+    assertEquals(Status.OK, first.reply().status());
     // Other clients keep the group busy for longer than the expiry; this client is idle.
     othersUse(s, 60);
     t.submit(s, m);
@@ -96,7 +97,7 @@ class GroupStateClientExpiryTest {
     assertEquals(1, app.delivered().stream().filter(m.id()::equals).count(),
         "a resend after the client expired was executed again (exactly-once broken); replies " + r);
     assertEquals(2, r.size());
-    assertTrue(r.get(1).same(first) || r.get(1).reply().status() != GroupState.OK,
+    assertTrue(r.get(1).same(first) || r.get(1).reply().status() != Status.OK,
         "an expired client's resend must be answered with its recorded reply or an error, not a new reply");
   }
 
@@ -128,7 +129,7 @@ class GroupStateClientExpiryTest {
     Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
     t.submit(g0, m0);
     exchange(g0, g1);
-    assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
     assertEquals(List.of(m0.id()), app1.delivered());
     // g1's first start batch (another client's), a minute later.
     t.time += 60_000L;
@@ -137,7 +138,7 @@ class GroupStateClientExpiryTest {
     // The client's next message to g1 alone is executed, not refused.
     Start m1 = t.start(CLIENT, 1, 1, SimDeliverer.PLAIN, G1, G1);
     t.submit(g1, m1);
-    assertEquals(GroupState.OK, t.repliesFor(m1.id()).get(0).reply().status(),
+    assertEquals(Status.OK, t.repliesFor(m1.id()).get(0).reply().status(),
         t.repliesFor(m1.id()).get(0).reply().error());
     assertEquals(1, executions(app1, m1.id()));
   }
@@ -169,7 +170,7 @@ class GroupStateClientExpiryTest {
     // m0's reply group, so it answers nothing, or STALE).
     t.submit(g1, m0);
     exchange(g0, g1);
-    List<Ev> r = t.repliesFor(m0.id()).stream().filter(e -> e.reply().status() == GroupState.OK).toList();
+    List<Ev> r = t.repliesFor(m0.id()).stream().filter(e -> e.reply().status() == Status.OK).toList();
     long executionsAtG0 = app0.delivered().stream().filter(m0.id()::equals).count();
     long executionsAtG1 = app1.delivered().stream().filter(m0.id()::equals).count();
     String what = "g1 forgot the watermark (record " + (rec == null ? "swept" : "kept") + ", watermark " + watermark
@@ -200,7 +201,7 @@ class GroupStateClientExpiryTest {
     Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
     t.submit(g0, m0);
     exchange(g0, g1);
-    assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
     // The client is idle at g0 for longer than the expiry.
     othersUse(g0, 40);
     assertNull(g0.clients.get(CLIENT));
@@ -217,7 +218,7 @@ class GroupStateClientExpiryTest {
     exchange(g0, g1);
     assertEquals(1, executions(app0, m1.id()), "a proposal for an expired client must be delivered");
     assertEquals(1, executions(app1, m1.id()));
-    assertTrue(t.repliesFor(m1.id()).stream().allMatch(e -> e.reply().status() == GroupState.OK),
+    assertTrue(t.repliesFor(m1.id()).stream().allMatch(e -> e.reply().status() == Status.OK),
         () -> "replies " + t.repliesFor(m1.id()));
     assertNotNull(g0.clients.get(CLIENT), "the proposal recreated the record");
     // The answer to m0 was lost: the client (watermark still 0) resends it to g0.
@@ -226,7 +227,7 @@ class GroupStateClientExpiryTest {
     List<Ev> r = t.repliesFor(m0.id());
     assertEquals(2, r.size(), () -> "replies " + r);
     // EXPIRED: g0 cannot tell whether it executed m0 (it did), an unknown outcome to the client.
-    assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
+    assertEquals(Status.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
     assertEquals(1, executions(app0, m0.id()));
     assertEquals(1, executions(app1, m0.id()));
     assertEquals(0, g0.pendingCount(), "the resend of m0 became pending again");
@@ -262,7 +263,7 @@ class GroupStateClientExpiryTest {
     assertTrue(app0.hasExecuted(m.id()));
     pump(g0, g1);
     assertTrue(g1.exec.inboxes.isEmpty(), () -> "late items buffered for ever: " + g1.exec.inboxes.ids());
-    assertEquals(GroupState.OK, t.repliesFor(m.id()).get(0).reply().status());
+    assertEquals(Status.OK, t.repliesFor(m.id()).get(0).reply().status());
   }
 
   /** An expiry of Long.MAX_VALUE (never) must not overflow into expiring everyone. */
@@ -300,7 +301,7 @@ class GroupStateClientExpiryTest {
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
     assertEquals(2, r.size());
-    assertEquals(GroupState.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
+    assertEquals(Status.EXPIRED, r.get(1).reply().status(), () -> "replies " + r);
     assertEquals(1, executions(app, m.id()));
     otherSeq = 60;
     othersUse(s, (int) (ClientTable.MIN_TOMBSTONE_MS / 60_000L) + 1);
@@ -323,7 +324,7 @@ class GroupStateClientExpiryTest {
     t.submit(g0, m0);
     t.submit(g1, m0);
     exchange(g0, g1);
-    assertEquals(GroupState.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
     othersUse(g0, 40);
     assertTrue(g0.clients.tombstones.containsKey(CLIENT));
     Start m1 = t.start(CLIENT, 1, 1, SimDeliverer.PLAIN, G0, G0, G1);
@@ -333,12 +334,12 @@ class GroupStateClientExpiryTest {
     List<Ev> r = t.repliesFor(m1.id());
     assertEquals(1, executions(app0, m1.id()));
     assertEquals(1, executions(app1, m1.id()));
-    assertTrue(r.stream().noneMatch(e -> e.reply().status() == GroupState.EXPIRED),
+    assertTrue(r.stream().noneMatch(e -> e.reply().status() == Status.EXPIRED),
         () -> "an executed message was refused EXPIRED: " + r);
-    assertEquals(GroupState.OK, r.get(r.size() - 1).reply().status(), () -> "replies " + r);
+    assertEquals(Status.OK, r.get(r.size() - 1).reply().status(), () -> "replies " + r);
     // The resend of m0 (which g0 made pending before the expiry) is still refused.
     t.submit(g0, m0);
-    assertEquals(GroupState.EXPIRED, t.repliesFor(m0.id()).get(1).reply().status());
+    assertEquals(Status.EXPIRED, t.repliesFor(m0.id()).get(1).reply().status());
     assertEquals(1, executions(app0, m0.id()));
   }
 

@@ -11,6 +11,7 @@ import com.esotericsoftware.kryo.io.Input;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.Wire.Start;
 import java.util.List;
@@ -55,13 +56,13 @@ class GroupStateMembershipTest {
 
     Start early = t.start(1, 0, A, A, NEW);
     t.submit(a, early);
-    assertEquals(GroupState.BAD_REQUEST, t.repliesFor(early.id()).get(0).reply().status(),
+    assertEquals(Status.BAD_REQUEST, t.repliesFor(early.id()).get(0).reply().status(),
         "a message naming a group not known yet is refused");
     assertNull(a.channelPositions(NEW));
 
     Start known = change(2, false);
     t.submit(a, known);
-    assertEquals(GroupState.OK, t.repliesFor(known.id()).get(0).reply().status());
+    assertEquals(Status.OK, t.repliesFor(known.id()).get(0).reply().status());
     assertTrue(app.log.isEmpty(), "the application does not see group changes: " + app.log);
     SortedMap<GroupId, ClusterConfig.GroupInfo> groups = a.knownGroups();
     assertEquals(List.of(1, 2, 3), groups.get(NEW).members());
@@ -173,12 +174,12 @@ class GroupStateMembershipTest {
     Start other = new Start(MsgId.valueOf(RulesSupport.CLIENT, 2, 0), new GroupId[] {A}, A,
         t.codec.encode(new Wire.GroupChange(NEW, "partition", new int[] {1, 2}, false)), 0);
     t.submit(a, other);
-    assertEquals(GroupState.ERROR, t.repliesFor(other.id()).get(0).reply().status());
+    assertEquals(Status.ERROR, t.repliesFor(other.id()).get(0).reply().status());
     assertEquals(List.of(1, 2, 3), a.knownGroups().get(NEW).members());
     Start oracle = new Start(MsgId.valueOf(RulesSupport.CLIENT, 3, 0), new GroupId[] {A}, A,
         t.codec.encode(new Wire.GroupChange(GroupId.valueOf("o2"), "oracle", new int[] {1}, false)), 0);
     t.submit(a, oracle);
-    assertEquals(GroupState.ERROR, t.repliesFor(oracle.id()).get(0).reply().status());
+    assertEquals(Status.ERROR, t.repliesFor(oracle.id()).get(0).reply().status());
     assertFalse(a.knownGroups().containsKey(GroupId.valueOf("o2")));
   }
 }

@@ -14,6 +14,7 @@ import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
@@ -104,7 +105,7 @@ class GroupStateRobustnessTest {
   private void assertServes(GroupState s, long seq) {
     Start ok = t.start(seq, REPLY, G0, G0);
     t.submit(s, ok);
-    assertEquals(GroupState.OK, only(ok.id()).reply().status(), "the group stopped serving");
+    assertEquals(Status.OK, only(ok.id()).reply().status(), "the group stopped serving");
   }
 
   /** Review F9: an Error thrown by the application used to escape apply (Ratis stops). */
@@ -114,7 +115,7 @@ class GroupStateRobustnessTest {
     Start m = t.start(0, THROW_ERROR, G0, G0);
     t.submit(s, m);
     Ev e = only(m.id());
-    assertEquals(GroupState.ERROR, e.reply().status());
+    assertEquals(Status.ERROR, e.reply().status());
     assertTrue(e.reply().error().contains("application invariant broken"), e.reply().error());
     assertServes(s, 1);
   }
@@ -127,7 +128,7 @@ class GroupStateRobustnessTest {
         CodecTest.nestedLists(t.codec, 200_000), 0);
     t.submit(s, m);
     Ev e = only(m.id());
-    assertEquals(GroupState.ERROR, e.reply().status());
+    assertEquals(Status.ERROR, e.reply().status());
     assertTrue(e.reply().error().contains("nest"), e.reply().error());
     assertServes(s, 1);
   }
@@ -139,7 +140,7 @@ class GroupStateRobustnessTest {
     Start m = t.start(0, AWAIT_NON_DEST, G0, G0);
     t.submit(s, m);
     Ev e = only(m.id());
-    assertEquals(GroupState.ERROR, e.reply().status());
+    assertEquals(Status.ERROR, e.reply().status());
     assertTrue(e.reply().error().contains("not a destination"), e.reply().error());
     assertEquals(0, s.queuedCount());
     assertServes(s, 1);
@@ -190,11 +191,11 @@ class GroupStateRobustnessTest {
     Start bad = t.start(0, SEND_UNREGISTERED, G0, G0);
     t.submit(g0, bad);
     Ev e = only(bad.id());
-    assertEquals(GroupState.ERROR, e.reply().status());
+    assertEquals(Status.ERROR, e.reply().status());
     assertTrue(e.reply().error().contains("Unregistered"), e.reply().error());
     Start good = t.start(1, SEND_TO_G1, G0, G0);
     t.submit(g0, good);
-    assertEquals(GroupState.OK, only(good.id()).reply().status());
+    assertEquals(Status.OK, only(good.id()).reply().status());
     // Everything in the outbox can be shipped, and arrives.
     List<byte[]> bs = batches(g0, g1);
     assertEquals(1, bs.size());
@@ -213,7 +214,7 @@ class GroupStateRobustnessTest {
     GroupState g1 = t.group(G1, new Misbehaving());
     Start m = t.start(0, SEND_BIG, G0, G0);
     t.submit(g0, m);
-    assertEquals(GroupState.OK, only(m.id()).reply().status());
+    assertEquals(Status.OK, only(m.id()).reply().status());
     List<byte[]> bs = batches(g0, g1);
     assertTrue(bs.size() >= 3, () -> bs.size() + " batches");
     for (byte[] b : bs) {
@@ -264,7 +265,7 @@ class GroupStateRobustnessTest {
     exchange(g0, g1);
     assertEquals(List.of(), app0.executed, "g0 executed one version");
     assertEquals(List.of(), app1.executed, "g1 executed the other");
-    assertEquals(GroupState.ERROR, only(a.id()).reply().status());
+    assertEquals(Status.ERROR, only(a.id()).reply().status());
     assertEquals(0, g0.pendingCount() + g1.pendingCount() + g0.queuedCount() + g1.queuedCount());
     assertServes(g0, 1);
   }
@@ -295,7 +296,7 @@ class GroupStateRobustnessTest {
     assertEquals(List.of(), app1.executed);
     assertEquals(List.of(), app2.executed);
     List<Ev> r = t.repliesFor(a.id());
-    assertTrue(r.size() == 2 && r.stream().allMatch(e -> e.reply().status() == GroupState.ERROR), () -> "replies " + r);
+    assertTrue(r.size() == 2 && r.stream().allMatch(e -> e.reply().status() == Status.ERROR), () -> "replies " + r);
     // Every group still orders and executes later messages.
     Start next = t.start(RulesSupport.CLIENT, 1, 1, REPLY, G2, G0, G1, G2);
     for (GroupState g : List.of(g0, g1, g2)) {
@@ -304,7 +305,7 @@ class GroupStateRobustnessTest {
     exchange(g0, g1, g2);
     assertEquals(List.of(next.id()), app0.executed);
     assertEquals(List.of(next.id()), app2.executed);
-    assertEquals(GroupState.OK, only(next.id()).reply().status());
+    assertEquals(Status.OK, only(next.id()).reply().status());
   }
 
   /**
@@ -380,7 +381,7 @@ class GroupStateRobustnessTest {
     assertTrue(t.repliesFor(a.id()).isEmpty(), () -> "the reply must wait for g3's started-signal: "
         + t.repliesFor(a.id()));
     RulesSupport.ship(g0, G3, 1, new Wire.Started(a.id()));
-    assertEquals(GroupState.OK, only(a.id()).reply().status());
+    assertEquals(Status.OK, only(a.id()).reply().status());
   }
 
   /**
@@ -412,7 +413,7 @@ class GroupStateRobustnessTest {
         + g2.describe());
     assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount(), () -> g0.describe() + g1.describe()
         + g2.describe());
-    assertEquals(GroupState.ERROR, only(a.id()).reply().status());
+    assertEquals(Status.ERROR, only(a.id()).reply().status());
     // A snapshot taken while g0 waited would carry the abandonment too: the item without value
     // round-trips (SnapshotIo writes null bytes). Every group still orders and executes.
     Start next = t.start(RulesSupport.CLIENT, 1, 1, REPLY, G1, G0, G1);
@@ -420,7 +421,7 @@ class GroupStateRobustnessTest {
     t.submit(g1, next);
     exchange(g0, g1, g2);
     assertEquals(List.of(a.id(), next.id()), app0.delivered);
-    assertEquals(GroupState.OK, only(next.id()).reply().status(), () -> g0.describe() + g1.describe());
+    assertEquals(Status.OK, only(next.id()).reply().status(), () -> g0.describe() + g1.describe());
   }
 
   /**

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Data;
 import io.eyrie.multicast.internal.Wire.Propose;
@@ -35,7 +36,7 @@ class GroupStateRulesTest {
 
   private static final long PLAIN = SimDeliverer.PLAIN;
 
-  private long status(MsgId id) {
+  private Status status(MsgId id) {
     List<Ev> r = t.repliesFor(id);
     assertEquals(1, r.size(), () -> "expected one reply for " + id + ", got " + r);
     return r.get(0).reply().status();
@@ -74,7 +75,7 @@ class GroupStateRulesTest {
       int pending = s.pendingCount();
       t.submit(s, b);
       t.submit(twin);
-      assertEquals(GroupState.BAD_REQUEST, status(b.id()), () -> "for " + List.of(b.dests()));
+      assertEquals(Status.BAD_REQUEST, status(b.id()), () -> "for " + List.of(b.dests()));
       assertArrayEquals(t.snapshot(twin), t.snapshot(s), () -> "a refused start changed the state: " + List.of(b.dests()));
       assertEquals(pending, s.pendingCount());
     }
@@ -85,7 +86,7 @@ class GroupStateRulesTest {
     Start other = new Start(same.id(), same.dests(), same.replyGroup(), t.codec.encode(new long[] {1, 1}), 0);
     t.submit(s, other);
     t.submit(twin, same);
-    assertEquals(GroupState.BAD_REQUEST, status(same.id()));
+    assertEquals(Status.BAD_REQUEST, status(same.id()));
     assertArrayEquals(t.snapshot(twin), t.snapshot(s), "a start reusing an id with other content changed the state");
   }
 
@@ -95,16 +96,16 @@ class GroupStateRulesTest {
     GroupState s = t.group(G0, app);
     Start m5 = t.start(CLIENT, 5, 5, PLAIN, G0, G0);
     t.submit(s, m5);
-    assertEquals(GroupState.OK, status(m5.id()));
+    assertEquals(Status.OK, status(m5.id()));
     Start m3 = t.start(CLIENT, 3, 3, PLAIN, G0, G0);
     t.submit(s, m3);
-    assertEquals(GroupState.STALE, status(m3.id()), "a new message below the known watermark");
+    assertEquals(Status.STALE, status(m3.id()), "a new message below the known watermark");
     Start m7 = t.start(CLIENT, 7, 8, PLAIN, G0, G0, G1);
     t.submit(s, m7);
-    assertEquals(GroupState.STALE, status(m7.id()), "a message below its own watermark");
+    assertEquals(Status.STALE, status(m7.id()), "a message below its own watermark");
     t.submit(s, m5);
     assertEquals(2, t.repliesFor(m5.id()).size());
-    assertEquals(GroupState.STALE, t.repliesFor(m5.id()).get(1).reply().status(), "a finished message resent late");
+    assertEquals(Status.STALE, t.repliesFor(m5.id()).get(1).reply().status(), "a finished message resent late");
     assertEquals(List.of(m5.id()), app.delivered());
     assertEquals(0, s.pendingCount());
     assertArrayEquals(new long[] {0, 0, 0}, s.channelPositions(G1), "nothing was proposed for a stale message");
@@ -190,7 +191,7 @@ class GroupStateRulesTest {
     ship(s, G1, 1, new Started(m.id()));
     assertEquals(List.of(), t.repliesFor(m.id()), "g2 has not started m");
     ship(s, G2, 1, new Data(m.id(), t.codec.encode(5L)));
-    assertEquals(GroupState.OK, status(m.id()));
+    assertEquals(Status.OK, status(m.id()));
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
     assertEquals(2, r.size());
@@ -206,7 +207,7 @@ class GroupStateRulesTest {
     assertTrue(app.hasExecuted(m2.id()));
     assertEquals(List.of(), t.repliesFor(m2.id()));
     ship(s, G2, 3, new Started(m2.id()));
-    assertEquals(GroupState.OK, status(m2.id()));
+    assertEquals(Status.OK, status(m2.id()));
     assertTrue(s.exec.replies.awaitingStarts.isEmpty() && s.exec.inboxes.isEmpty());
 
     // A non-reply destination never answers, and signals the reply group once it started.

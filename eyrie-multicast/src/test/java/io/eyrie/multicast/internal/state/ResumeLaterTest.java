@@ -9,6 +9,7 @@ import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.Start;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -125,7 +126,7 @@ class ResumeLaterTest {
       public void restore(byte[] state) {}
     });
     r.submit(g0, r.start(0, 0, G0, G0));
-    assertEquals(GroupState.ERROR, r.replies.get(0).reply().status());
+    assertEquals(Status.ERROR, r.replies.get(0).reply().status());
     assertEquals(0, g0.queuedCount());
   }
 }

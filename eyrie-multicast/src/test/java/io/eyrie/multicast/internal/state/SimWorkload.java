@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
 import io.eyrie.multicast.internal.state.SimGroups.Ev;
@@ -239,12 +240,12 @@ final class SimWorkload implements SimGroups.ReplySink {
       if (mi == null) {
         fail(g + " replies for a message that was never started: " + ev.id());
       }
-      int status = ev.reply().status();
-      if (status == GroupState.STALE) {
+      Status status = ev.reply().status();
+      if (status == Status.STALE) {
         assertTrue(mi.finalReply != null, () -> g + " answers STALE for unfinished " + ev.id());
         assertTrue(carries(entry, ev.id()), () -> g + " answers STALE for " + ev.id() + " without a Start of it");
         stales++;
-      } else if (status == GroupState.OK) {
+      } else if (status == Status.OK) {
         assertEquals(mi.start.replyGroup(), g, () -> "a reply for " + ev.id() + " from a group other than its reply group");
         if (mi.finalReply == null) {
           mi.finalReply = ev;
@@ -257,7 +258,7 @@ final class SimWorkload implements SimGroups.ReplySink {
           mi.reanswers++;
           reanswers++;
         }
-      } else if (status == GroupState.EXPIRED && sim.expiryMs < SimGroups.NO_EXPIRY && carries(entry, ev.id())) {
+      } else if (status == Status.EXPIRED && sim.expiryMs < SimGroups.NO_EXPIRY && carries(entry, ev.id())) {
         refusals++; // DESIGN Appendix A: a Start from an expired client gets an error reply
         mi.expired++;
       } else {
@@ -314,14 +315,14 @@ final class SimWorkload implements SimGroups.ReplySink {
       sim.apply(d, new StartBatch(time, new Start[] {new Start(id, s.dests(), s.replyGroup(), s.payload(), wm)}));
       List<Ev> evs = lastEvents;
       if (expiredHere) {
-        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == GroupState.EXPIRED,
+        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == Status.EXPIRED,
             () -> "a resubmitted " + id + " of a client expired at " + sim.gid(d) + " must be refused EXPIRED, got "
                 + evs);
       } else if (rec == null) {
         // The client's record and its tombstone expired here: it may be refused, never executed again.
         assertTrue(evs.size() <= 1, () -> "a resubmitted " + id + " of an expired client answers " + evs);
       } else if (stale) {
-        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == GroupState.STALE,
+        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == Status.STALE,
             () -> "a resubmitted " + id + " below the watermark must be answered STALE, got " + evs);
       } else if (sim.gid(d).equals(s.replyGroup())) {
         assertTrue(evs.size() == 1 && evs.get(0).same(mi.finalReply),

@@ -12,8 +12,8 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
@@ -54,16 +54,16 @@ class ClientEndpointTest {
     @Override
     public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest r) {
       if (r.start() == null) {
-        return CompletableFuture.completedFuture(new Wire.ClientReply(0, GroupState.BAD_REQUEST, null, "no start", 0));
+        return CompletableFuture.completedFuture(new Wire.ClientReply(0, Status.BAD_REQUEST, null, "no start", 0));
       }
       Executor later = CompletableFuture.delayedExecutor(ThreadLocalRandom.current().nextInt(3), TimeUnit.MILLISECONDS);
-      return CompletableFuture.supplyAsync(() -> new Wire.ClientReply(0, GroupState.OK, r.start().payload(), null, 1),
+      return CompletableFuture.supplyAsync(() -> new Wire.ClientReply(0, Status.OK, r.start().payload(), null, 1),
           later);
     }
 
     @Override
     public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest q) {
-      return CompletableFuture.completedFuture(new Wire.ClientReply(0, GroupState.OK, q.query(), null, 1));
+      return CompletableFuture.completedFuture(new Wire.ClientReply(0, Status.OK, q.query(), null, 1));
     }
   }
 
@@ -93,7 +93,7 @@ class ClientEndpointTest {
             while (!want.isEmpty()) {
               Wire.ClientReply r = (Wire.ClientReply) c.receive();
               assertNotNull(r, "the good connection stays open");
-              assertEquals(GroupState.OK, r.status(), r.error());
+              assertEquals(Status.OK, r.status(), r.error());
               assertTrue(want.remove(r.requestId()), "unexpected or duplicate reply " + r.requestId());
               assertEquals(r.requestId(), CODEC.decode(r.body()), "the reply belongs to its request");
             }
@@ -135,11 +135,11 @@ class ClientEndpointTest {
           raw.send("a string is not a request");
           Wire.ClientReply r = (Wire.ClientReply) raw.receive();
           assertEquals(-1, r.requestId());
-          assertEquals(GroupState.BAD_REQUEST, r.status());
+          assertEquals(Status.BAD_REQUEST, r.status());
           raw.send(new Wire.ClientRequest(77, null));
           r = (Wire.ClientReply) raw.receive();
           assertEquals(77, r.requestId());
-          assertNotEquals(GroupState.OK, r.status());
+          assertNotEquals(Status.OK, r.status());
           raw.send(new Wire.QueryRequest(78, P0, CODEC.encode("q")));
           r = (Wire.ClientReply) raw.receive();
           assertEquals(78, r.requestId());
@@ -190,7 +190,7 @@ class ClientEndpointTest {
     if (reply != null) {
       Wire.ClientReply r = (Wire.ClientReply) reply;
       assertEquals(-1, r.requestId());
-      assertEquals(GroupState.BAD_REQUEST, r.status(), "error reply expected, got " + r);
+      assertEquals(Status.BAD_REQUEST, r.status(), "error reply expected, got " + r);
       assertTrue(r.error().startsWith(errorPrefix), r.error());
       assertTrue(raw.closedByPeer(), "the endpoint closes a connection whose framing it cannot trust");
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.esotericsoftware.kryo.Kryo;
@@ -13,8 +14,8 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.state.GroupState;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -52,7 +53,7 @@ class FrameCodecTest {
     @Override
     public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest r) {
       calls.add(r);
-      return CompletableFuture.completedFuture(new Wire.ClientReply(999, GroupState.OK, r.start().payload(), null, 3));
+      return CompletableFuture.completedFuture(new Wire.ClientReply(999, Status.OK, r.start().payload(), null, 3));
     }
 
     @Override
@@ -156,7 +157,7 @@ class FrameCodecTest {
     List<Wire.ClientReply> rs = replies(ch);
     assertEquals(1, rs.size());
     assertEquals(42, rs.get(0).requestId(), "the endpoint replaces the handler's request id");
-    assertEquals(GroupState.OK, rs.get(0).status());
+    assertEquals(Status.OK, rs.get(0).status());
     assertEquals(3, rs.get(0).leaderHint());
     assertEquals("hello", CODEC.decode(rs.get(0).body()));
     assertTrue(ch.isOpen());
@@ -171,7 +172,7 @@ class FrameCodecTest {
     List<Wire.ClientReply> rs = replies(ch);
     assertEquals(1, rs.size());
     assertEquals(5, rs.get(0).requestId());
-    assertEquals(GroupState.ERROR, rs.get(0).status());
+    assertEquals(Status.ERROR, rs.get(0).status());
     assertEquals("no leader for p1", rs.get(0).error());
     assertTrue(ch.isOpen());
     ch.finishAndReleaseAll();
@@ -187,7 +188,7 @@ class FrameCodecTest {
     List<Wire.ClientReply> rs = replies(ch);
     assertEquals(1, rs.size(), "one error reply: " + rs);
     assertEquals(-1, rs.get(0).requestId());
-    assertEquals(GroupState.BAD_REQUEST, rs.get(0).status());
+    assertEquals(Status.BAD_REQUEST, rs.get(0).status());
     assertTrue(rs.get(0).error().startsWith(errorPrefix), rs.get(0).error());
     assertFalse(ch.isOpen(), "connection closed");
     assertTrue(h.calls.isEmpty(), "nothing reached the handler: " + h.calls);
@@ -220,7 +221,7 @@ class FrameCodecTest {
     ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0x10, 0, 0}));
     List<Wire.ClientReply> rs = replies(ch);
     assertEquals(1, rs.size());
-    assertEquals(GroupState.BAD_REQUEST, rs.get(0).status());
+    assertEquals(Status.BAD_REQUEST, rs.get(0).status());
     assertFalse(ch.isOpen());
     ch.finishAndReleaseAll();
   }
@@ -246,14 +247,43 @@ class FrameCodecTest {
     List<Wire.ClientReply> rs = replies(ch);
     assertEquals(3, rs.size(), rs.toString());
     assertEquals(-1, rs.get(0).requestId());
-    assertEquals(GroupState.BAD_REQUEST, rs.get(0).status());
+    assertEquals(Status.BAD_REQUEST, rs.get(0).status());
     assertTrue(rs.get(0).error().contains("java.lang.String"), rs.get(0).error());
     assertEquals(-1, rs.get(1).requestId());
-    assertEquals(GroupState.BAD_REQUEST, rs.get(1).status());
+    assertEquals(Status.BAD_REQUEST, rs.get(1).status());
     assertEquals(8, rs.get(2).requestId());
-    assertEquals(GroupState.OK, rs.get(2).status());
+    assertEquals(Status.OK, rs.get(2).status());
     assertTrue(ch.isOpen());
     assertEquals(1, h.calls.size());
     ch.finishAndReleaseAll();
+  }
+
+  /** A client reply as it was before statuses were an enum, to compare the bytes with. */
+  record IntStatusReply(long requestId, int status, byte[] body, String error, int leaderHint) {}
+
+  private static byte[] intStatusReply(int status) {
+    Kryo k = new Kryo();
+    k.register(byte[].class, 10);
+    k.register(IntStatusReply.class, 23);
+    Output out = new Output(256, -1);
+    k.writeClassAndObject(out, new IntStatusReply(7, status, new byte[] {1, 2}, "why", 3));
+    return out.toBytes();
+  }
+
+  @Test
+  void aStatusTakesTheBytesOfItsOldIntCodeAndAnUnknownCodeIsAMalformedFrame() {
+    Status[] byOldCode = {Status.OK, Status.ERROR, Status.UNAVAILABLE, Status.BAD_REQUEST, Status.STALE,
+        Status.EXPIRED};
+    assertEquals(Status.values().length, byOldCode.length);
+    for (int code = 0; code < byOldCode.length; code++) {
+      byte[] now = CODEC.encode(new Wire.ClientReply(7, byOldCode[code], new byte[] {1, 2}, "why", 3));
+      assertArrayEquals(intStatusReply(code), now, byOldCode[code].toString());
+      assertEquals(byOldCode[code], ((Wire.ClientReply) CODEC.decode(now)).status());
+    }
+    for (int code : new int[] {6, -1, Integer.MAX_VALUE}) {
+      byte[] bad = intStatusReply(code);
+      assertThrows(IllegalArgumentException.class, () -> CODEC.decode(bad), "code " + code);
+      assertRejectedAndClosed(framed(bad), "malformed frame: ");
+    }
   }
 }
