@@ -16,6 +16,8 @@ import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.GroupStateSnapshot;
+import io.eyrie.multicast.internal.state.StateListener;
+import io.eyrie.multicast.internal.state.StoredReply;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -80,9 +82,9 @@ final class DssmrSim {
     // The cluster's groups with their kinds: partitions must tell the oracle from a partition.
     GroupState s = new GroupState(g, cluster.groups().values(), new java.util.TreeSet<>(cluster.groupIds()),
         factory.create(g, cluster, codec), codec, 1L << 40);
-    s.setListener(new GroupState.Listener() {
+    s.setListener(new StateListener() {
       @Override
-      public void reply(MsgId id, GroupState.Reply r) {
+      public void reply(MsgId id, StoredReply r) {
         if (r.status() == Status.OK) {
           Object v = codec.decode(r.body());
           if (v instanceof Msgs.CoreReply c) {

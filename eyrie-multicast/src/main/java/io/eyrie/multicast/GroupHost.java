@@ -3,7 +3,8 @@ package io.eyrie.multicast;
 import io.eyrie.multicast.internal.replication.GroupStateMachine;
 import io.eyrie.multicast.internal.replication.NodeChannels;
 import io.eyrie.multicast.internal.replication.ReplyRouter;
-import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.state.StateListener;
+import io.eyrie.multicast.internal.state.StoredReply;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -64,7 +65,7 @@ final class GroupHost {
    * them right after delivering it. Recorded with the added groups.
    */
   private final Map<GroupId, Set<GroupId>> initialKnown = new ConcurrentHashMap<>();
-  /** What {@link GroupState.Listener#groupKnown} reported, until {@link #learn} records it. */
+  /** What {@link StateListener#groupKnown} reported, until {@link #learn} records it. */
   private final Map<GroupId, Set<GroupId>> knownAtDelivery = new ConcurrentHashMap<>();
   private final SortedMap<GroupId, GroupStateMachine> machines = Collections.synchronizedSortedMap(new TreeMap<>());
   private final Map<GroupId, ReplyRouter> routers = new ConcurrentHashMap<>();
@@ -208,9 +209,9 @@ final class GroupHost {
     }
     GroupStateMachine sm = GroupStateMachine.create(group, initial, fileGroups, codec, apps,
         options.clientExpiryMs(), channels::leaderChanged);
-    sm.setListener(new GroupState.Listener() {
+    sm.setListener(new StateListener() {
       @Override
-      public void reply(MsgId id, GroupState.Reply reply) {
+      public void reply(MsgId id, StoredReply reply) {
         routers.get(group).complete(id, reply);
       }
 

@@ -3,7 +3,7 @@ package io.eyrie.multicast;
 import io.eyrie.multicast.internal.replication.GroupStateMachine;
 import io.eyrie.multicast.internal.replication.NodeChannels;
 import io.eyrie.multicast.internal.replication.ReplyRouter;
-import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.state.StateCounters;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.util.List;
@@ -30,7 +30,7 @@ final class NodeDiagnostics {
   GroupStats stats(GroupId g) {
     GroupStateMachine sm = host.machine(g);
     return sm.read(s -> {
-      GroupState.Stats st = s.stats();
+      StateCounters st = s.stats();
       return new GroupStats(st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
           st.itemsSent, st.itemsReceived, s.pendingCount(), s.queuedCount(), sm.snapshotsTaken(),
           sm.snapshotsLoaded(), sm.snapshotsInstalled());

@@ -4,7 +4,7 @@ import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.replication.GroupQueries;
 import io.eyrie.multicast.internal.replication.NodeChannels;
 import io.eyrie.multicast.internal.replication.ReplyRouter;
-import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.state.StoredReply;
 import io.eyrie.multicast.internal.transport.RequestHandler;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -75,7 +75,7 @@ final class NodeRequestHandler implements RequestHandler {
     // reply table.
     long arrived = System.nanoTime();
     ReplyRouter.Wait wait = router.join(s.id());
-    CompletableFuture<GroupState.Reply> reply = wait.reply();
+    CompletableFuture<StoredReply> reply = wait.reply();
     if (wait.submit()) {
       channels.submit(s);
     }

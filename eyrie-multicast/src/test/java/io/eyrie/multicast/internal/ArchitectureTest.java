@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Timeout;
  * The arrows between eyrie-multicast's internal packages, as their package-info files state
  * them, checked on the compiled main classes: {@code replication} may use {@code transport},
  * {@code state} and the shared {@code internal}; {@code transport} and {@code state} may use
- * {@code internal} only; {@code internal} uses none of them; no cycle. That no other module names
+ * {@code internal} only; {@code internal} uses none of them; no cycle. Inside {@code state}, only
+ * the classes that join or read the whole state use {@link
+ * io.eyrie.multicast.internal.state.GroupState}: the parts that own its fields and the vocabulary
+ * they share do not point back at it. That no other module names
  * {@code io.eyrie.multicast.internal..} is checked across modules by bench's {@code
  * InternalPackagesTest} and {@code InternalArchitectureTest}.
  */
@@ -47,6 +50,18 @@ class ArchitectureTest {
         .whereLayer("transport").mayOnlyBeAccessedByLayers("replication")
         .whereLayer("state").mayOnlyBeAccessedByLayers("replication")
         .whereLayer("shared").mayOnlyBeAccessedByLayers("state", "transport", "replication")
+        .check(MAIN);
+  }
+
+  @Test
+  void theStatePartsDoNotPointBackAtGroupState() {
+    // The rules that join the parts (Admission, ChannelItems, GroupChanges) work on the whole
+    // state, and the snapshot and the describer read it; every other class must not need it.
+    String state = INTERNAL.replace(".", "\\.") + "\\.state\\.";
+    noClasses().that().resideInAPackage(INTERNAL + ".state")
+        .and().haveNameNotMatching(state
+            + "(GroupState|GroupStateSnapshot|GroupStateDescriber|Admission|ChannelItems|GroupChanges)(\\$.*)?")
+        .should().dependOnClassesThat().haveNameMatching(state + "GroupState(\\$.*)?")
         .check(MAIN);
   }
 

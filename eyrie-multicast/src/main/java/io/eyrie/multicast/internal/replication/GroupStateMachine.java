@@ -9,6 +9,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.GroupStateSnapshot;
+import io.eyrie.multicast.internal.state.StateListener;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -65,7 +66,7 @@ public final class GroupStateMachine extends BaseStateMachine {
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
   private volatile GroupState state;
-  private volatile GroupState.Listener listener = GroupState.NO_LISTENER;
+  private volatile StateListener listener = StateListener.NONE;
   private final AtomicLong snapshotsLoaded = new AtomicLong();
   private final AtomicLong snapshotsInstalled = new AtomicLong();
   private final AtomicLong snapshotsTaken = new AtomicLong();
@@ -103,7 +104,7 @@ public final class GroupStateMachine extends BaseStateMachine {
   }
 
   /** Sets the receiver of replies and outbox changes. */
-  public void setListener(GroupState.Listener l) {
+  public void setListener(StateListener l) {
     this.listener = l;
     state.setListener(l);
   }
@@ -201,7 +202,7 @@ public final class GroupStateMachine extends BaseStateMachine {
    * covers were not applied here, so requests waiting on this node for their replies would
    * otherwise wait until they time out. Requests that wait for nothing ignore the offer.
    */
-  static void offerStoredReplies(GroupState s, GroupState.Listener to) {
+  static void offerStoredReplies(GroupState s, StateListener to) {
     s.forEachReleasedReply(to::reply);
   }
 

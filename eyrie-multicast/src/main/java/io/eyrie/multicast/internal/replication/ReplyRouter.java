@@ -1,7 +1,7 @@
 package io.eyrie.multicast.internal.replication;
 
 import io.eyrie.multicast.MsgId;
-import io.eyrie.multicast.internal.state.GroupState;
+import io.eyrie.multicast.internal.state.StoredReply;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +31,7 @@ public final class ReplyRouter {
 
   /** A waiting request and when its message was last submitted (a {@link #nanoClock} time). */
   private static final class Waiter {
-    final CompletableFuture<GroupState.Reply> reply = new CompletableFuture<>();
+    final CompletableFuture<StoredReply> reply = new CompletableFuture<>();
     long submittedAt;
 
     Waiter(long submittedAt) {
@@ -56,7 +56,7 @@ public final class ReplyRouter {
    * @param submit true if the caller must submit the message: no request for it was waiting on
    *     this node, or the last submission is older than {@link #RESUBMIT_AFTER_MS}
    */
-  public record Wait(CompletableFuture<GroupState.Reply> reply, boolean submit) {}
+  public record Wait(CompletableFuture<StoredReply> reply, boolean submit) {}
 
   /** Waits for the reply for a message, and tells whether the message must be submitted. */
   public Wait join(MsgId id) {
@@ -79,7 +79,7 @@ public final class ReplyRouter {
   }
 
   /** Completes the requests waiting for a message, if any. */
-  public void complete(MsgId id, GroupState.Reply reply) {
+  public void complete(MsgId id, StoredReply reply) {
     Waiter w = waiting.remove(id);
     if (w != null) {
       w.reply.complete(reply);

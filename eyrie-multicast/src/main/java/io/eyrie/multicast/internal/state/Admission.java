@@ -8,7 +8,6 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.ClientTable.ClientRecord;
-import io.eyrie.multicast.internal.state.GroupState.Reply;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -61,7 +60,7 @@ final class Admission {
     String invalid = validate(s);
     if (invalid != null) {
       if (s != null && s.id() != null) {
-        g.listener().reply(s.id(), new Reply(BAD_REQUEST, null, invalid));
+        g.listener().reply(s.id(), new StoredReply(BAD_REQUEST, null, invalid));
       }
       return;
     }
@@ -75,19 +74,19 @@ final class Admission {
       // anywhere, since delivery needs this group's proposal) and is accepted. The client must
       // treat EXPIRED as an unknown outcome: another destination may have proposed the message
       // here before this Start, or may yet.
-      g.listener().reply(id, new Reply(EXPIRED, null, "client " + Long.toHexString(id.client())
+      g.listener().reply(id, new StoredReply(EXPIRED, null, "client " + Long.toHexString(id.client())
           + " was idle longer than the expiry time and this group cannot tell whether it executed message " + id
           + "; the outcome is unknown"));
       return;
     }
     ClientRecord rec = client(s);
     if (id.seq() < rec.watermark) {
-      g.listener().reply(id, new Reply(STALE, null, "sequence number " + id.seq()
+      g.listener().reply(id, new StoredReply(STALE, null, "sequence number " + id.seq()
           + " is below the client's watermark " + rec.watermark + " (the command finished or was abandoned)"));
       return;
     }
     if (rec.delivered.contains(id)) {
-      Reply r = rec.replies.get(id);
+      StoredReply r = rec.replies.get(id);
       if (r != null && !g.exec.isAwaitingStarts(id)) {
         g.listener().reply(id, r);
       }
@@ -97,7 +96,7 @@ final class Admission {
     Msg m = g.order.get(id);
     if (m != null) {
       if (!m.start.sameContent(s)) {
-        g.listener().reply(id, new Reply(BAD_REQUEST, null, "message id " + id + " reused with other content"));
+        g.listener().reply(id, new StoredReply(BAD_REQUEST, null, "message id " + id + " reused with other content"));
       }
       g.stats.duplicates++;
       return;

@@ -5,7 +5,6 @@ import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.StatusCodes;
-import io.eyrie.multicast.internal.state.GroupState.Reply;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -72,7 +71,7 @@ final class ClientTable {
     /** The highest seq made pending here since this record was created, or -1. */
     long maxPending = -1;
     final HashSet<MsgId> delivered = new HashSet<>();
-    final HashMap<MsgId, Reply> replies = new HashMap<>();
+    final HashMap<MsgId, StoredReply> replies = new HashMap<>();
   }
 
   /** The replicated time of the latest start batch (bounded steps), 0 before the first. */
@@ -100,13 +99,13 @@ final class ClientTable {
   }
 
   /** The stored reply for a message, or {@code null}. */
-  Reply reply(MsgId id) {
+  StoredReply reply(MsgId id) {
     ClientRecord rec = records.get(id.client());
     return rec == null ? null : rec.replies.get(id);
   }
 
   /** Gives every stored reply to {@code to}, in no particular order. */
-  void forEachReply(BiConsumer<MsgId, Reply> to) {
+  void forEachReply(BiConsumer<MsgId, StoredReply> to) {
     for (ClientRecord rec : records.values()) {
       rec.replies.forEach(to);
     }
@@ -207,7 +206,7 @@ final class ClientTable {
       }
       out.writeVarInt(r.replies.size(), true);
       for (MsgId id : new TreeSet<>(r.replies.keySet())) {
-        Reply rep = r.replies.get(id);
+        StoredReply rep = r.replies.get(id);
         SnapshotIo.writeId(out, id);
         out.writeVarInt(StatusCodes.code(rep.status()), true);
         SnapshotIo.writeBytes(out, rep.body());
@@ -241,7 +240,7 @@ final class ClientTable {
         MsgId id = SnapshotIo.readId(in);
         Status status = StatusCodes.status(in.readVarInt(true));
         byte[] body = SnapshotIo.readBytes(in);
-        r.replies.put(id, new Reply(status, body, in.readString()));
+        r.replies.put(id, new StoredReply(status, body, in.readString()));
       }
       records.put(cid, r);
     }

@@ -9,7 +9,6 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.Wire.Started;
-import io.eyrie.multicast.internal.state.GroupState.Reply;
 import io.eyrie.multicast.internal.state.Inboxes.Inbox;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -40,7 +39,7 @@ final class ExecutionQueue {
   final GroupId self;
   private final Deliverer app;
   final Codec codec;
-  final GroupState.Stats stats;
+  final StateCounters stats;
   final Outboxes outboxes;
   final ClientTable clients;
 
@@ -68,8 +67,8 @@ final class ExecutionQueue {
   /** The open partitions (see {@link io.eyrie.multicast.ExecutionContext#openPartitions}). */
   Supplier<List<GroupId>> openPartitions = List::of;
 
-  ExecutionQueue(GroupId self, Deliverer app, Codec codec, GroupState.Stats stats, Outboxes outboxes,
-      ClientTable clients, BiConsumer<MsgId, Reply> release) {
+  ExecutionQueue(GroupId self, Deliverer app, Codec codec, StateCounters stats, Outboxes outboxes,
+      ClientTable clients, BiConsumer<MsgId, StoredReply> release) {
     this.self = self;
     this.app = app;
     this.codec = codec;

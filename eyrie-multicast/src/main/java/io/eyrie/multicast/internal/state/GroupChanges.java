@@ -80,7 +80,7 @@ final class GroupChanges {
   }
 
   /** Tells the listener of the membership if the entry just applied changed it. */
-  void afterEntry(GroupState.Listener listener) {
+  void afterEntry(StateListener listener) {
     if (membershipDirty) {
       membershipDirty = false;
       listener.membershipChanged(s.members.known(), s.members.open());

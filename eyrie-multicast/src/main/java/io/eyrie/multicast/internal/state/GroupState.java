@@ -5,7 +5,6 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
-import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
@@ -31,57 +30,23 @@ import org.slf4j.LoggerFactory;
  * known and open. Three parts hold the rules that join them: {@link Admission} (validation and
  * client starts), {@link ChannelItems} (proposals, items and reused ids from the channels) and
  * {@link GroupChanges} (group changes, executed in the queue). {@link GroupStateSnapshot} orders
- * the sections.
+ * the sections. What the parts share lives beside them, not here, so that they need not point
+ * back at this class: {@link StoredReply}, {@link StateCounters} and {@link StateListener}.
  *
  * <p>Every replica applies the same entries in the same order and reaches the same state; the
- * only outputs are the calls on {@link Listener}, which are local (they complete waiting clients
- * and wake the channel senders) and never feed back into the state. Not thread-safe: the owner
- * serializes access.
+ * only outputs are the calls on {@link StateListener}, which are local (they complete waiting
+ * clients and wake the channel senders) and never feed back into the state. Not thread-safe: the
+ * owner serializes access.
  */
 public final class GroupState {
   private static final Logger LOG = LoggerFactory.getLogger(GroupState.class);
-
-  /** Local effects of applying entries. */
-  public interface Listener {
-    /** A reply for a message is final and may be sent to a waiting client. */
-    void reply(MsgId id, Reply reply);
-
-    /** The outbox towards a group has new items. */
-    void outboxChanged(GroupId to);
-
-    /**
-     * The groups this group knows of, or which of them are open, changed (a group change was
-     * delivered, or a snapshot was installed).
-     */
-    default void membershipChanged(SortedMap<GroupId, ClusterConfig.GroupInfo> known, Set<GroupId> open) {}
-
-    /**
-     * A delivered group change made a group known here; {@code knownThen} are the groups this
-     * group knew right after it (the new one included). Every destination of the change delivers
-     * it at the same point of the order of group changes, so this set is the same at each: the
-     * groups an added group's replicas start knowing (see {@code Node}). Called while applying,
-     * before {@link #membershipChanged}.
-     */
-    default void groupKnown(ClusterConfig.GroupInfo added, Set<GroupId> knownThen) {}
-  }
-
-  /** A reply as kept in the client table. */
-  public record Reply(Status status, byte[] body, String error) {}
-
-  public static final Listener NO_LISTENER = new Listener() {
-    @Override
-    public void reply(MsgId id, Reply reply) {}
-
-    @Override
-    public void outboxChanged(GroupId to) {}
-  };
 
   final GroupId self;
   final Membership members;
   final Deliverer app;
   final Codec codec;
-  private Listener listener = NO_LISTENER;
-  final Stats stats = new Stats();
+  private StateListener listener = StateListener.NONE;
+  final StateCounters stats = new StateCounters();
   final Outboxes outboxes;
   final ClientTable clients;
   final Ordering order;
@@ -146,13 +111,13 @@ public final class GroupState {
   }
 
   /** The receiver of local effects of the moment. */
-  Listener listener() {
+  StateListener listener() {
     return listener;
   }
 
   /** Sets the receiver of local effects. */
-  public void setListener(Listener l) {
-    this.listener = l == null ? NO_LISTENER : l;
+  public void setListener(StateListener l) {
+    this.listener = l == null ? StateListener.NONE : l;
   }
 
   /** Returns this group's id. */
@@ -166,7 +131,7 @@ public final class GroupState {
   }
 
   /** Returns counters of this replica (replicated values). */
-  public Stats stats() {
+  public StateCounters stats() {
     return stats;
   }
 
@@ -249,7 +214,7 @@ public final class GroupState {
    * Gives {@code to} every stored reply that is released (no destination's started-signal is
    * still awaited), in no particular order.
    */
-  public void forEachReleasedReply(BiConsumer<MsgId, Reply> to) {
+  public void forEachReleasedReply(BiConsumer<MsgId, StoredReply> to) {
     clients.forEachReply((id, r) -> {
       if (!exec.isAwaitingStarts(id)) {
         to.accept(id, r);
@@ -268,19 +233,5 @@ public final class GroupState {
   /** Describes what this replica knows of one message, for diagnosis. */
   public String describe(MsgId id) {
     return GroupStateDescriber.describe(this, id);
-  }
-
-  // ---------------------------------------------------------------- types
-
-  /** Counters kept in the replicated state. */
-  public static final class Stats {
-    public long entries;
-    public long delivered;
-    public long deliveredMulti;
-    public long executed;
-    public long parks;
-    public long duplicates;
-    public long itemsSent;
-    public long itemsReceived;
   }
 }

@@ -31,7 +31,7 @@ public final class GroupStateSnapshot {
     s.exec.writeTo(out);
     s.outboxes.writeTo(out, s.codec);
     s.clients.writeTo(out);
-    GroupState.Stats st = s.stats;
+    StateCounters st = s.stats;
     for (long v : new long[] {st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
         st.itemsSent, st.itemsReceived}) {
       out.writeVarLong(v, true);
@@ -63,7 +63,7 @@ public final class GroupStateSnapshot {
       s.outboxes.addPeer(g);
     }
     s.clients.readFrom(in);
-    GroupState.Stats st = s.stats;
+    StateCounters st = s.stats;
     st.entries = in.readVarLong(true);
     st.delivered = in.readVarLong(true);
     st.deliveredMulti = in.readVarLong(true);

@@ -37,11 +37,11 @@ final class Outboxes {
   static final int MAX_BATCH_BYTES = 1 << 20;
 
   private final GroupId self;
-  private final GroupState.Stats stats;
+  private final StateCounters stats;
   final TreeMap<GroupId, Channel> channels = new TreeMap<>();
   private final TreeSet<GroupId> dirty = new TreeSet<>();
 
-  Outboxes(GroupId self, Collection<GroupId> known, GroupState.Stats stats) {
+  Outboxes(GroupId self, Collection<GroupId> known, StateCounters stats) {
     this.self = self;
     this.stats = stats;
     for (GroupId g : known) {
@@ -81,7 +81,7 @@ final class Outboxes {
   }
 
   /** Tells the listener which outboxes changed since the last call. */
-  void flushChanged(GroupState.Listener listener) {
+  void flushChanged(StateListener listener) {
     if (!dirty.isEmpty()) {
       for (GroupId g : dirty) {
         listener.outboxChanged(g);
@@ -117,13 +117,16 @@ final class Outboxes {
     return c.nextIn;
   }
 
-  /** See {@link GroupState#channelPositions}. */
+  /** Returns the channel positions towards a group: outbox first, outbox next, next expected in. */
   long[] positions(GroupId to) {
     Channel c = channels.get(to);
     return c == null ? null : new long[] {c.outbox.first(), c.outbox.next(), c.nextIn};
   }
 
-  /** See {@link GroupState#outboxRange}. */
+  /**
+   * Returns up to {@code max} outbox items towards a group from sequence number {@code from}, and
+   * about {@link #MAX_BATCH_BYTES} at most (but at least one item if there is one).
+   */
   List<Object> range(GroupId to, long from, int max) {
     Channel c = channels.get(to);
     if (c == null) {

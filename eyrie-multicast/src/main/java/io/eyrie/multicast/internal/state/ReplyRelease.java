@@ -7,7 +7,6 @@ import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.Status;
-import io.eyrie.multicast.internal.state.GroupState.Reply;
 import io.eyrie.multicast.internal.state.Inboxes.Inbox;
 import java.util.HashMap;
 import java.util.Set;
@@ -25,12 +24,12 @@ final class ReplyRelease {
   private final Codec codec;
   private final ClientTable clients;
   /** Releases a final reply (to the listener of the moment). */
-  private final BiConsumer<MsgId, Reply> release;
+  private final BiConsumer<MsgId, StoredReply> release;
 
   /** Replies recorded here but waiting for the other destinations' started-signals. */
   final HashMap<MsgId, TreeSet<GroupId>> awaitingStarts = new HashMap<>();
 
-  ReplyRelease(GroupId self, Codec codec, ClientTable clients, BiConsumer<MsgId, Reply> release) {
+  ReplyRelease(GroupId self, Codec codec, ClientTable clients, BiConsumer<MsgId, StoredReply> release) {
     this.self = self;
     this.codec = codec;
     this.clients = clients;
@@ -54,9 +53,9 @@ final class ReplyRelease {
    */
   void record(Msg m, Execution ex, Inbox in) {
     MsgId id = m.start.id();
-    Reply r;
+    StoredReply r;
     if (ex.isError()) {
-      r = new Reply(Status.ERROR, null, ex.errorMessage());
+      r = new StoredReply(Status.ERROR, null, ex.errorMessage());
     } else {
       byte[] body;
       try {
@@ -68,8 +67,8 @@ final class ReplyRelease {
         // ExecutionQueue.invoke).
         body = null;
       }
-      r = body == null ? new Reply(Status.ERROR, null, "reply is not encodable: "
-          + ex.replyValue().getClass().getName()) : new Reply(Status.OK, body, null);
+      r = body == null ? new StoredReply(Status.ERROR, null, "reply is not encodable: "
+          + ex.replyValue().getClass().getName()) : new StoredReply(Status.OK, body, null);
     }
     clients.touch(id.client()).replies.put(id, r);
     TreeSet<GroupId> waiting = new TreeSet<>();
@@ -100,7 +99,7 @@ final class ReplyRelease {
     waiting.remove(from);
     if (waiting.isEmpty()) {
       awaitingStarts.remove(id);
-      Reply r = clients.reply(id);
+      StoredReply r = clients.reply(id);
       if (r != null) {
         release.accept(id, r);
       }

@@ -16,6 +16,8 @@ import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.RulesSupport;
 import io.eyrie.multicast.internal.state.SimDeliverer;
+import io.eyrie.multicast.internal.state.StateListener;
+import io.eyrie.multicast.internal.state.StoredReply;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -48,7 +50,7 @@ class ReplyRouterTest {
     assertSame(first.reply(), late.reply(), "all requests share the one reply");
     advanceMs(100);
     assertFalse(router.join(id).submit(), "the resubmission covers the next prompt resend");
-    GroupState.Reply r = new GroupState.Reply(Status.OK, new byte[] {1}, null);
+    StoredReply r = new StoredReply(Status.OK, new byte[] {1}, null);
     router.complete(id, r);
     assertSame(r, first.reply().getNow(null));
     assertEquals(0, router.size());
@@ -73,16 +75,16 @@ class ReplyRouterTest {
     ReplyRouter.Wait waitUndecided = router.join(undecided.id());
 
     GroupState loaded = t.restore(s, new SimDeliverer(null));
-    GroupStateMachine.offerStoredReplies(loaded, new GroupState.Listener() {
+    GroupStateMachine.offerStoredReplies(loaded, new StateListener() {
       @Override
-      public void reply(MsgId m, GroupState.Reply reply) {
+      public void reply(MsgId m, StoredReply reply) {
         router.complete(m, reply);
       }
 
       @Override
       public void outboxChanged(io.eyrie.multicast.GroupId to) {}
     });
-    GroupState.Reply got = waitDone.reply().getNow(null);
+    StoredReply got = waitDone.reply().getNow(null);
     assertEquals(Status.OK, got == null ? -1 : got.status(), "the stored reply answers the waiting request");
     assertArrayEquals(t.repliesFor(done.id()).get(0).reply().body(), got.body());
     assertFalse(waitHeld.reply().isDone(), "a reply still held for another group's start is not released");

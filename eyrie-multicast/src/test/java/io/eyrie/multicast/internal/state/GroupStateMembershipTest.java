@@ -147,9 +147,9 @@ class GroupStateMembershipTest {
   void theListenerIsToldWhatTheGroupKnewRightAfterDeliveringAChange() {
     GroupState a = group(A, new RulesSupport.ParkingApp());
     List<Object[]> told = new java.util.ArrayList<>();
-    GroupState.Listener inner = new GroupState.Listener() {
+    StateListener inner = new StateListener() {
       @Override
-      public void reply(MsgId id, GroupState.Reply reply) {}
+      public void reply(MsgId id, StoredReply reply) {}
 
       @Override
       public void outboxChanged(GroupId to) {}

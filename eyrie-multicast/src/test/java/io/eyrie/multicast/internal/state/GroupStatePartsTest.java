@@ -23,7 +23,7 @@ class GroupStatePartsTest {
 
   @Test
   void orderingDeliversADecidedMessageOnlyOnceNoUndecidedOneCanEndUpBeforeIt() {
-    Outboxes out = new Outboxes(G0, ALL, new GroupState.Stats());
+    Outboxes out = new Outboxes(G0, ALL, new StateCounters());
     Ordering o = new Ordering(G0, out);
     Msg multi = o.add(t.start(1, SimDeliverer.PLAIN, G0, G0, G1));
     Msg single = o.add(t.start(2, SimDeliverer.PLAIN, G0, G0));

@@ -46,9 +46,9 @@ public final class RulesSupport {
   }
 
   void listen(GroupState s) {
-    s.setListener(new GroupState.Listener() {
+    s.setListener(new StateListener() {
       @Override
-      public void reply(MsgId id, GroupState.Reply reply) {
+      public void reply(MsgId id, StoredReply reply) {
         replies.add(new Ev(id, reply));
       }
 

@@ -47,7 +47,7 @@ final class SimChecks {
         }
       }
       for (int r = 0; r < SimGroups.REPLICAS; r++) {
-        GroupState.Stats st = sim.replicas[g][r].state.stats();
+        StateCounters st = sim.replicas[g][r].state.stats();
         assertEquals(seq.size(), st.delivered, () -> gid + ": stats.delivered differs from the deliveries");
         assertEquals(seq.size(), st.executed, () -> gid + ": stats.executed differs from the deliveries");
       }

@@ -11,7 +11,6 @@ import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
-import io.eyrie.multicast.internal.state.GroupState.Reply;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -31,7 +30,7 @@ public final class SimGroups {
   static final int REPLICAS = 2;
 
   /** One reply emitted by a replica's listener. */
-  public record Ev(MsgId id, Reply reply) {
+  public record Ev(MsgId id, StoredReply reply) {
     boolean same(Ev o) {
       return id.equals(o.id) && reply.status() == o.reply.status() && Arrays.equals(reply.body(), o.reply.body())
           && Objects.equals(reply.error(), o.reply.error());
@@ -55,9 +54,9 @@ public final class SimGroups {
     }
 
     void attach() {
-      state.setListener(new GroupState.Listener() {
+      state.setListener(new StateListener() {
         @Override
-        public void reply(MsgId id, Reply reply) {
+        public void reply(MsgId id, StoredReply reply) {
           events.add(new Ev(id, reply));
         }
 
