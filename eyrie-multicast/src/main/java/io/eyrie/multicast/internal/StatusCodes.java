@@ -1,16 +1,11 @@
 package io.eyrie.multicast.internal;
 
-import com.esotericsoftware.kryo.Kryo;
-import com.esotericsoftware.kryo.KryoException;
-import com.esotericsoftware.kryo.Serializer;
-import com.esotericsoftware.kryo.io.Input;
-import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.Status;
 
 /**
- * The fixed codes of the {@link Status}es in client frames and snapshots, the one place that maps
- * them. The codes are those of the int statuses they replaced, so frames and snapshots keep their
- * bytes; a code is never reused for another status.
+ * The fixed codes of the {@link Status}es in client frames ({@link WireTypes}) and snapshots, the
+ * one place that maps them. The codes are those of the int statuses they replaced, so frames and
+ * snapshots keep their bytes; a code is never reused for another status.
  */
 public final class StatusCodes {
   private StatusCodes() {}
@@ -39,35 +34,5 @@ public final class StatusCodes {
       }
     }
     throw new IllegalArgumentException("unknown status code " + code);
-  }
-
-  /**
-   * Writes a status as its code, as Kryo writes an int, and reads it back. It takes the place of
-   * a null marker (it accepts null when writing, to refuse it), so a status in a record costs the
-   * same bytes as the int it replaced and never decodes to null. An unknown code fails the read,
-   * which makes the frame malformed.
-   */
-  static final class KryoSerializer extends Serializer<Status> {
-    KryoSerializer() {
-      super(true, true);
-    }
-
-    @Override
-    public void write(Kryo kryo, Output output, Status s) {
-      if (s == null) {
-        throw new KryoException("a status cannot be null");
-      }
-      output.writeVarInt(code(s), false);
-    }
-
-    @Override
-    public Status read(Kryo kryo, Input input, Class<? extends Status> type) {
-      int code = input.readVarInt(false);
-      try {
-        return status(code);
-      } catch (IllegalArgumentException e) {
-        throw new KryoException(e.getMessage());
-      }
-    }
   }
 }

@@ -1,6 +1,10 @@
 package io.eyrie.multicast.internal;
 
 import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.Status;
@@ -8,6 +12,9 @@ import io.eyrie.multicast.Status;
 /**
  * Kryo registrations of Eyrie's own types. Ids are part of the wire format and of snapshots:
  * never renumber, only append (ids 10-99 are Eyrie's, 100+ the application's).
+ *
+ * <p>{@link Status} has no id of its own: it travels only inside a {@link Wire.ClientReply},
+ * whose serializer writes it as its {@link StatusCodes code}.
  */
 public final class WireTypes {
   private WireTypes() {}
@@ -27,7 +34,7 @@ public final class WireTypes {
     k.register(Wire.Data.class, 20);
     k.register(Wire.Started.class, 21);
     k.register(Wire.ClientRequest.class, 22);
-    k.register(Wire.ClientReply.class, 23);
+    k.register(Wire.ClientReply.class, new ClientReplySerializer(), 23);
     k.register(Wire.QueryRequest.class, 24);
     k.register(java.util.ArrayList.class, 25);
     k.register(java.util.TreeSet.class, 26);
@@ -44,6 +51,42 @@ public final class WireTypes {
     // not to be reused, so that an old log or frame never decodes as something else.
     k.register(Wire.HalfwayQuery.class, 39);
     k.register(Wire.Abandoned.class, 40);
-    k.register(Status.class, new StatusCodes.KryoSerializer(), 41);
+  }
+
+  /**
+   * Writes a client reply as Kryo's record serializer wrote it when its status was an int (the
+   * components in the same order and encodings, the status as its code), so the frames keep their
+   * bytes. An unknown code fails the read, which makes the frame malformed; the body goes through
+   * the registered, bounded {@code byte[]} serializer.
+   */
+  private static final class ClientReplySerializer extends Serializer<Wire.ClientReply> {
+    ClientReplySerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output out, Wire.ClientReply r) {
+      kryo.writeObjectOrNull(out, r.body(), byte[].class);
+      kryo.writeObjectOrNull(out, r.error(), String.class);
+      out.writeVarInt(r.leaderHint(), false);
+      out.writeVarLong(r.requestId(), false);
+      out.writeVarInt(StatusCodes.code(r.status()), false);
+    }
+
+    @Override
+    public Wire.ClientReply read(Kryo kryo, Input in, Class<? extends Wire.ClientReply> type) {
+      byte[] body = kryo.readObjectOrNull(in, byte[].class);
+      String error = kryo.readObjectOrNull(in, String.class);
+      int leaderHint = in.readVarInt(false);
+      long requestId = in.readVarLong(false);
+      int code = in.readVarInt(false);
+      Status status;
+      try {
+        status = StatusCodes.status(code);
+      } catch (IllegalArgumentException e) {
+        throw new KryoException(e.getMessage());
+      }
+      return new Wire.ClientReply(requestId, status, body, error, leaderHint);
+    }
   }
 }
