@@ -70,7 +70,7 @@ public class OracleBenchmark {
       consults[c] = new Msgs.ConsultReq(Command.access(new BenchTypes.Op("transfer", 1), ids));
     }
     Object check = oracle.query(consults[0]);
-    if (!(check instanceof Msgs.Prophecy p) || p.status() != Msgs.RETRY) {
+    if (!(check instanceof Msgs.Prophecy p) || p.status() != Msgs.Prophecy.Status.RETRY) {
       throw new IllegalStateException("oracle not filled: " + check);
     }
   }

@@ -91,7 +91,7 @@ public final class LocalService {
     Command c = command;
     for (int round = 0; round < MAX_ROUNDS; round++) {
       CoreReply r = run(new Msgs.AccessReq(c), PARTITION);
-      if (r.status() != Msgs.RETRY) {
+      if (r.status() != CoreReply.Status.RETRY) {
         return outcome(r, c);
       }
       if (r.extra() == null || r.extra().length == 0) {
@@ -110,10 +110,10 @@ public final class LocalService {
   public Reply read(Command command) {
     check(command, Command.Kind.ACCESS);
     CoreReply r = (CoreReply) roundTrip(partition.query(roundTrip(new Msgs.ReadReq(command))));
-    if (r.status() == Msgs.RETRY && (r.extra() == null || r.extra().length == 0)) {
+    if (r.status() == CoreReply.Status.RETRY && (r.extra() == null || r.extra().length == 0)) {
       return Reply.notFound(missing(command));
     }
-    if (r.status() == Msgs.RETRY || r.status() == Msgs.BUSY) {
+    if (r.status() == CoreReply.Status.RETRY || r.status() == CoreReply.Status.BUSY) {
       // A cluster's client sends it through the log then, as this does.
       return access(command);
     }
@@ -169,11 +169,11 @@ public final class LocalService {
 
   private static Reply outcome(CoreReply r, Command c) {
     return switch (r.status()) {
-      case Msgs.OK -> Reply.ok(r.value());
-      case Msgs.NOT_FOUND -> Reply.notFound(r.extra()[0]);
-      case Msgs.EXISTS -> Reply.exists(r.extra()[0]);
-      case Msgs.REFUSED -> Reply.refused(String.valueOf(r.value()));
-      default -> throw new IllegalStateException("unexpected reply status " + r.status() + " to " + c.kind()
+      case OK -> Reply.ok(r.value());
+      case NOT_FOUND -> Reply.notFound(r.extra()[0]);
+      case EXISTS -> Reply.exists(r.extra()[0]);
+      case REFUSED -> Reply.refused(String.valueOf(r.value()));
+      case RETRY, BUSY -> throw new IllegalStateException("unexpected reply status " + r.status() + " to " + c.kind()
           + " of " + c.objects());
     };
   }

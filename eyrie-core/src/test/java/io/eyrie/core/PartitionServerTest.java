@@ -190,8 +190,8 @@ class PartitionServerTest {
     assertEquals(java.util.Set.of(ORACLE), e.awaited(), "a create waits for the oracle");
     assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(at))), c.sent(),
         "the partition tells the oracle it has begun the create (execution atomicity)");
-    c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, at));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(c).replyValue()).status());
+    c.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.OK, at));
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) s.resume(c).replyValue()).status());
   }
 
   @Test
@@ -201,7 +201,7 @@ class PartitionServerTest {
     Execution e = s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(1))), P0, P0));
     assertEquals(15L, ((CoreReply) e.replyValue()).value());
     Execution miss = s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(1), id(2))), P0, P0));
-    assertEquals(Msgs.RETRY, ((CoreReply) miss.replyValue()).status(), "object 2 is not here: the proxy must retry");
+    assertEquals(Msgs.CoreReply.Status.RETRY, ((CoreReply) miss.replyValue()).status(), "object 2 is not here: the proxy must retry");
     assertEquals(15L, ((Counter) s.object(id(1))).value, "the retried command changed nothing");
   }
 
@@ -227,7 +227,7 @@ class PartitionServerTest {
     create(s, P0, 1, 0);
     CoreReply r = (CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Widen(7), id(1))), P0, P0))
         .replyValue();
-    assertEquals(Msgs.RETRY, r.status());
+    assertEquals(Msgs.CoreReply.Status.RETRY, r.status());
     assertArrayEquals(new ObjId[] {id(7)}, r.extra());
   }
 
@@ -238,12 +238,12 @@ class PartitionServerTest {
     create(src, P0, 1, 10);
     Msgs.MoveReq m = new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1);
     FakeExecutionContext atSrc = ctx(P0, m, P1, ORACLE, P0, P1);
-    assertEquals(Msgs.OK, ((CoreReply) src.deliver(atSrc).replyValue()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) src.deliver(atSrc).replyValue()).status());
     assertFalse(src.localIds().contains(id(1)), "the source gave the object up");
     FakeExecutionContext atDst = ctx(P1, m, P1, ORACLE, P0, P1);
     assertEquals(java.util.Set.of(P0), dst.deliver(atDst).awaited(), "the destination waits for the values");
     atSrc.forwardTo(atDst);
-    assertEquals(Msgs.OK, ((CoreReply) dst.resume(atDst).replyValue()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) dst.resume(atDst).replyValue()).status());
     assertEquals(10L, ((Counter) dst.object(id(1))).value);
     assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P1))), atDst.sent(),
         "the destination tells the oracle it has the objects, so that its map follows");
@@ -286,7 +286,7 @@ class PartitionServerTest {
     blocked.forwardTo(atDst);
     Execution answered = dst.resume(atDst);
     assertFalse(answered.isError(), String.valueOf(answered.errorMessage()));
-    assertEquals(Msgs.RETRY, ((CoreReply) answered.replyValue()).status());
+    assertEquals(Msgs.CoreReply.Status.RETRY, ((CoreReply) answered.replyValue()).status());
     assertTrue(dst.localIds().isEmpty(), "nothing arrived");
     Msgs.Begun told = (Msgs.Begun) atDst.sent().get(0).item();
     assertTrue(told.refusal() != null && told.refusal().contains("retired"), "the oracle's map stays: " + told);
@@ -313,13 +313,13 @@ class PartitionServerTest {
     change.abandon(ORACLE);
     assertFalse(s.resume(change).isError());
     FakeExecutionContext move = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
-    assertEquals(Msgs.OK, ((CoreReply) s.deliver(move).replyValue()).status(), "moves out are not held back");
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) s.deliver(move).replyValue()).status(), "moves out are not held back");
 
     FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(5), 3L), P0), P0, ORACLE, P0);
     s.deliver(c);
     c.abandon(ORACLE);
     CoreReply r = (CoreReply) s.resume(c).replyValue();
-    assertEquals(Msgs.REFUSED, r.status(), String.valueOf(r.value()));
+    assertEquals(Msgs.CoreReply.Status.REFUSED, r.status(), String.valueOf(r.value()));
     assertNull(s.object(id(5)));
     create(s, P0, 5, 4);
     assertEquals(4, ((Counter) s.object(id(5))).value, "a later create of it is made afresh");
@@ -408,30 +408,30 @@ class PartitionServerTest {
     byte[] before = s.snapshot();
     assertEquals(30L, read(s, new Sum(), 1, 2).value());
     assertArrayEquals(before, s.snapshot(), "a read changes nothing replicated, not even the counters");
-    assertEquals(Msgs.RETRY, read(s, new Sum(), 1, 7).status(), "object 7 is not here");
+    assertEquals(Msgs.CoreReply.Status.RETRY, read(s, new Sum(), 1, 7).status(), "object 7 is not here");
     assertArrayEquals(new ObjId[] {id(7)}, read(s, new Widen(7), 1).extra(), "the application asks for more");
     assertEquals(false, read(s, new Peek(2), 1).value(), "a read sees only its declared objects, as through the log");
 
     FakeExecutionContext z = ctx(P0, new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1);
     assertEquals(java.util.Set.of(P1), s.deliver(z).awaited());
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 1).status(), "object 1 is held by the waiting S-SMR access");
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 9).status(), "so is 9, absent here: busy, not a retry");
+    assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(), 1).status(), "object 1 is held by the waiting S-SMR access");
+    assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(), 9).status(), "so is 9, absent here: busy, not a retry");
     assertEquals(20L, read(s, new Sum(), 2).value(), "object 2 is free");
     FakeExecutionContext b = ctx(P0, new Msgs.AccessReq(Command.access(new Add(100), id(2), id(1))), P0, P0);
     assertTrue(s.deliver(b).isBlocked());
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 2).status(), "object 2 is claimed by the blocked b");
+    assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(), 2).status(), "object 2 is claimed by the blocked b");
     assertEquals(30L, read(s, new Sum(), 3).value());
 
     TreeMap<ObjId, PRObject> nine = new TreeMap<>();
     nine.put(id(9), new Counter(id(9), 0));
     z.receive(P1, Msgs.Values.of(nine));
     assertEquals(11L, ((CoreReply) s.resume(z).replyValue()).value());
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 1).status(), "no longer held, but b, delivered before, waits for 1");
+    assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(), 1).status(), "no longer held, but b, delivered before, waits for 1");
     assertEquals(131L, ((CoreReply) s.deliver(b).replyValue()).value(), "b runs: 120 + 11");
     assertEquals(131L, read(s, new Sum(), 1, 2).value(), "the read sees the access and b");
 
-    assertEquals(Msgs.BUSY, read(s, new Sum(true), 3).status(), "the application failed: the log reports it");
-    assertEquals(Msgs.BUSY, ((CoreReply) s.query(new Msgs.ReadReq(Command.delete(id(1), null)))).status(),
+    assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(true), 3).status(), "the application failed: the log reports it");
+    assertEquals(Msgs.CoreReply.Status.BUSY, ((CoreReply) s.query(new Msgs.ReadReq(Command.delete(id(1), null)))).status(),
         "only an access is read");
   }
 
@@ -453,8 +453,8 @@ class PartitionServerTest {
     Msgs.CreateReq req = new Msgs.CreateReq(Command.create(id(3), 1L), P0);
     FakeExecutionContext c = ctx(P0, req, P0, ORACLE, P0);
     s.deliver(c);
-    c.receive(ORACLE, new Msgs.Verdict(Msgs.NOK, P1));
-    assertEquals(Msgs.EXISTS, ((CoreReply) s.resume(c).replyValue()).status(), "the oracle knows it elsewhere");
+    c.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.NOK, P1));
+    assertEquals(Msgs.CoreReply.Status.EXISTS, ((CoreReply) s.resume(c).replyValue()).status(), "the oracle knows it elsewhere");
     assertNull(s.object(id(3)));
 
     create(s, P0, 3, 1);
@@ -462,16 +462,16 @@ class PartitionServerTest {
     FakeExecutionContext d = ctx(P0, del, P0, ORACLE, P0);
     assertTrue(s.deliver(d).isResumeLater(), "waits for the verdict off the queue, holding the object");
     assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P0))), d.sent());
-    d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status());
+    d.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.OK, P0));
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) s.resume(d).replyValue()).status());
     assertNull(s.object(id(3)));
     assertEquals(List.of(id(3)), ((CounterServer) s.app()).deleted, "the delete hook saw the object");
 
     FakeExecutionContext again = ctx(P0, del, P0, ORACLE, P0);
     s.deliver(again);
-    again.receive(ORACLE, new Msgs.Verdict(Msgs.NOK, null));
+    again.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.NOK, null));
     CoreReply r = (CoreReply) s.resume(again).replyValue();
-    assertEquals(Msgs.NOT_FOUND, r.status(), "deleting an absent object says so");
+    assertEquals(Msgs.CoreReply.Status.NOT_FOUND, r.status(), "deleting an absent object says so");
     assertArrayEquals(new ObjId[] {id(3)}, r.extra(), "and names it");
   }
 
@@ -491,9 +491,9 @@ class PartitionServerTest {
       assertTrue(b.refusal() != null, "value " + bad + ": the refusal goes with Begun");
       assertTrue(b.refusal().contains(bad == -1L ? "cannot be encoded" : bad == 13L ? "unlucky" : bad == 14L ? "id #5"
           : "cannot be decoded"), b.refusal());
-      c.receive(ORACLE, new Msgs.Verdict(Msgs.REFUSED, null, b.refusal()));
+      c.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.REFUSED, null, b.refusal()));
       CoreReply r = (CoreReply) s.resume(c).replyValue();
-      assertEquals(Msgs.REFUSED, r.status());
+      assertEquals(Msgs.CoreReply.Status.REFUSED, r.status());
       assertTrue(String.valueOf(r.value()).contains("nothing changed"), String.valueOf(r.value()));
       assertNull(s.object(id(id)), "an object that could never be moved or snapshotted is not kept");
       assertTrue(s.object(id(id + 1)) == null);
@@ -515,8 +515,8 @@ class PartitionServerTest {
     s.deliver(c);
     PartitionServer r = server(P0);
     r.restore(s.snapshot());
-    c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) r.resume(c).replyValue()).status());
+    c.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.OK, P0));
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) r.resume(c).replyValue()).status());
     assertEquals(5, ((Counter) r.object(id(6))).value, "the object made when the create started");
   }
 
@@ -532,7 +532,7 @@ class PartitionServerTest {
     for (String fail : new String[] {"throw", "retry", "spoil"}) {
       FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, fail), id(1), id(2))), P0, P0);
       if (fail.equals("retry")) {
-        assertEquals(Msgs.RETRY, ((CoreReply) s.deliver(c).replyValue()).status());
+        assertEquals(Msgs.CoreReply.Status.RETRY, ((CoreReply) s.deliver(c).replyValue()).status());
       } else {
         RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> s.deliver(c),
             fail + ": the failure reaches the queue, which answers an error");
@@ -595,8 +595,8 @@ class PartitionServerTest {
     create(s, P0, 3, 7);
     FakeExecutionContext d = ctx(P0, new Msgs.DeleteReq(Command.delete(id(3), null), P0), P0, ORACLE, P0);
     s.deliver(d);
-    d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status(), "the oracle forgot it; so did we");
+    d.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.OK, P0));
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) s.resume(d).replyValue()).status(), "the oracle forgot it; so did we");
     assertNull(s.object(id(3)));
   }
 
@@ -701,16 +701,16 @@ class PartitionServerTest {
     assertEquals(List.of(3L, 5L, 1L, 2L), List.of(stats.objects(), stats.executed(), stats.multiPartition(),
         stats.retries()), "objects, executed, multi-partition, retries");
     for (long held : new long[] {1, 9, 6}) {
-      assertEquals(Msgs.BUSY, read(s, new Sum(), held).status(), "object " + held + " is held");
+      assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(), held).status(), "object " + held + " is held");
     }
     for (long claimed : new long[] {2, 3}) {
-      assertEquals(Msgs.BUSY, read(s, new Sum(), claimed).status(), "object " + claimed + " is claimed by a blocked command");
+      assertEquals(Msgs.CoreReply.Status.BUSY, read(s, new Sum(), claimed).status(), "object " + claimed + " is claimed by a blocked command");
     }
     assertTrue(s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(5)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked(),
         "a move out waits for the table of the change in progress");
     FakeExecutionContext made = ctx(P0, new Msgs.CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0);
-    made.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(made).replyValue()).status());
+    made.receive(ORACLE, new Msgs.Verdict(Msgs.Verdict.Status.OK, P0));
+    assertEquals(Msgs.CoreReply.Status.OK, ((CoreReply) s.resume(made).replyValue()).status());
     assertEquals(60L, ((Counter) s.object(id(6))).value, "the object made before the snapshot is installed");
   }
 

@@ -32,7 +32,7 @@ class DrainedTest {
     DssmrSim sim = new DssmrSim(3);
     Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(A, 5L), p(0)), p(0), ORACLE, p(0)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
     return sim;
   }
 
@@ -54,7 +54,7 @@ class DrainedTest {
     assertFalse(table(sim).drained(p(0)), "but it is in transit: stopping p0 now would lose it");
     sim.release(p(0), p(1));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(m.id()).status());
     assertTrue(table(sim).drained(p(0)), table(sim).toString());
     assertEquals(p(1), sim.map().get(A));
   }
@@ -64,7 +64,7 @@ class DrainedTest {
     DssmrSim sim = withAInP0();
     Msg out = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(out.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(out.id()).status());
     retire(sim, 0);
     assertTrue(table(sim).drained(p(0)));
     // A client gathered into p0 on a consult answered before the retire.
@@ -72,7 +72,7 @@ class DrainedTest {
     sim.settle();
     // Its location was stale: the destination answers RETRY (the client asks the oracle again),
     // not an error that would fail the command.
-    assertEquals(Msgs.RETRY, sim.replies.get(back.id()).status(), String.valueOf(sim.errors.get(back.id())));
+    assertEquals(Msgs.CoreReply.Status.RETRY, sim.replies.get(back.id()).status(), String.valueOf(sim.errors.get(back.id())));
     assertTrue(table(sim).drained(p(0)), "still drained: " + table(sim));
     assertEquals(java.util.List.of(A.value()), sim.held(p(1)), "the object stayed where it was");
     assertEquals(p(1), sim.map().get(A), "and the map says so");
@@ -83,7 +83,7 @@ class DrainedTest {
     assertTrue(sim.others.containsKey(on.id()), String.valueOf(sim.errors.get(on.id())));
     Msg again = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(1), p(0)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(again.id()).status(), String.valueOf(sim.errors.get(again.id())));
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(again.id()).status(), String.valueOf(sim.errors.get(again.id())));
     assertEquals(p(0), sim.map().get(A));
   }
 
@@ -98,6 +98,6 @@ class DrainedTest {
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " is not parked"));
     Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "moves go on: " + sim.errors.get(m.id()));
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(m.id()).status(), "moves go on: " + sim.errors.get(m.id()));
   }
 }

@@ -38,7 +38,7 @@ class ExecutionAtomicityTest {
   private static void create(DssmrSim sim, ObjId id, long balance, GroupId at) {
     Msg m = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, balance), at), at, ORACLE, at));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "create " + id);
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(m.id()).status(), "create " + id);
   }
 
   /** Raises the oracle's Skeen clock well above the partitions' clocks, as its traffic does. */
@@ -54,7 +54,7 @@ class ExecutionAtomicityTest {
 
   private static boolean readReturned(DssmrSim sim, Msg read, long balance) {
     CoreReply r = sim.replies.get(read.id());
-    return r != null && r.status() == Msgs.OK && Arrays.equals((long[]) r.value(), new long[] {balance});
+    return r != null && r.status() == Msgs.CoreReply.Status.OK && Arrays.equals((long[]) r.value(), new long[] {balance});
   }
 
   /**
@@ -79,12 +79,12 @@ class ExecutionAtomicityTest {
     sim.release(ORACLE, p(0));
     sim.settle();
 
-    boolean xSawAbsent = x.status() == Msgs.NOK;
+    boolean xSawAbsent = x.status() == Msgs.Prophecy.Status.NOK;
     boolean ySawOld = readReturned(sim, y, 5);
     assertFalse(xSawAbsent && ySawOld, "X saw v deleted, then Y (invoked after X) read v's old value");
-    assertEquals(Msgs.RETRY, x.status(), "the consult still names v's partition");
+    assertEquals(Msgs.Prophecy.Status.RETRY, x.status(), "the consult still names v's partition");
     assertEquals(p(0), x.locations().get(V));
-    assertEquals(Msgs.OK, sim.replies.get(del.id()).status(), "the delete completes once the channel is back");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(del.id()).status(), "the delete completes once the channel is back");
     assertNull(sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()));
   }
@@ -113,8 +113,8 @@ class ExecutionAtomicityTest {
 
     assertFalse(xDoneBeforeY && readReturned(sim, y, 5),
         "X re-created v after the delete and completed, then Y (invoked after X) read the old v");
-    assertEquals(Msgs.OK, sim.replies.get(del.id()).status());
-    assertEquals(Msgs.OK, sim.replies.get(x.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(del.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(x.id()).status());
     assertEquals(p(1), sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()), "v lives in one partition only");
     assertTrue(sim.held(p(1)).contains(V.value()));
@@ -147,10 +147,10 @@ class ExecutionAtomicityTest {
 
     CoreReply r1 = sim.replies.get(z1.id());
     assertNotNull(r1, "z1 completes");
-    boolean z1ReadV = r1.status() == Msgs.OK && "ok".equals(r1.value());
-    assertFalse(x.status() == Msgs.NOK && readReturned(sim, y, 0) && z1ReadV,
+    boolean z1ReadV = r1.status() == Msgs.CoreReply.Status.OK && "ok".equals(r1.value());
+    assertFalse(x.status() == Msgs.Prophecy.Status.NOK && readReturned(sim, y, 0) && z1ReadV,
         "X saw v deleted, Y then read w before z1, yet z1 read v: no linearization");
-    assertEquals(Msgs.OK, sim.replies.get(z2.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(z2.id()).status());
   }
 
   /**
@@ -169,11 +169,11 @@ class ExecutionAtomicityTest {
     sim.settle();
     boolean done = sim.replies.containsKey(c.id());
     Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
-    assertFalse(done && x.status() == Msgs.NOK, "the create completed but a consult finds v absent");
+    assertFalse(done && x.status() == Msgs.Prophecy.Status.NOK, "the create completed but a consult finds v absent");
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
-    assertEquals(Msgs.RETRY, sim.consult(Command.access(new BankOps.Read(), V)).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
+    assertEquals(Msgs.Prophecy.Status.RETRY, sim.consult(Command.access(new BankOps.Read(), V)).status());
   }
 
   /** CE2's delete half: a completed delete must not be followed by a consult that says "exists". */
@@ -188,11 +188,11 @@ class ExecutionAtomicityTest {
     sim.settle();
     boolean done = sim.replies.containsKey(d.id());
     Msgs.Prophecy x = sim.consult(Command.create(V, 1L));
-    assertFalse(done && x.status() == Msgs.NOK, "the delete completed but a consult for create(v) says it exists");
+    assertFalse(done && x.status() == Msgs.Prophecy.Status.NOK, "the delete completed but a consult for create(v) says it exists");
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
-    assertEquals(Msgs.RETRY, sim.consult(Command.create(V, 1L)).status(), "v may be created again");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(d.id()).status());
+    assertEquals(Msgs.Prophecy.Status.RETRY, sim.consult(Command.create(V, 1L)).status(), "v may be created again");
   }
 
   /**
@@ -206,11 +206,11 @@ class ExecutionAtomicityTest {
     create(sim, W, 1, p(0));
     Msg m = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), V, W)), p(0), p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.RETRY, sim.replies.get(m.id()).status(), "v exists in p2");
+    assertEquals(Msgs.CoreReply.Status.RETRY, sim.replies.get(m.id()).status(), "v exists in p2");
     Msg all = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), ObjId.valueOf(99), W)),
         p(0), ORACLE, p(0), p(1), p(2)));
     sim.settle();
-    assertEquals(Msgs.NOT_FOUND, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
+    assertEquals(Msgs.CoreReply.Status.NOT_FOUND, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
   }
 
   /** An S-SMR create and delete (the fallback) go through the same started/verdict exchange. */
@@ -219,16 +219,16 @@ class ExecutionAtomicityTest {
     DssmrSim sim = new DssmrSim(2);
     Msg c = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
     GroupId at = sim.map().get(V);
     assertTrue(sim.held(at).contains(V.value()));
     Msg again = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
     Msg d = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
     Msg d2 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.EXISTS, sim.replies.get(again.id()).status(), "exists already");
-    assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
-    assertEquals(Msgs.NOT_FOUND, sim.replies.get(d2.id()).status(), "gone already");
+    assertEquals(Msgs.CoreReply.Status.EXISTS, sim.replies.get(again.id()).status(), "exists already");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(d.id()).status());
+    assertEquals(Msgs.CoreReply.Status.NOT_FOUND, sim.replies.get(d2.id()).status(), "gone already");
     assertNull(sim.map().get(V));
     assertEquals(List.of(), sim.held(at).stream().filter(id -> id == V.value()).toList());
   }
@@ -246,13 +246,13 @@ class ExecutionAtomicityTest {
     sim.hold(p(0), ORACLE);
     Msg b = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(W, 2L), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(b.id()).status(), "b completes while a waits");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(b.id()).status(), "b completes while a waits");
     assertNull(sim.replies.get(a.id()));
     assertNull(sim.map().get(V), "a is not visible yet");
     sim.failOver(ORACLE); // the waiting create survives a new oracle leader (snapshot and restore)
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(a.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(a.id()).status());
     assertEquals(p(0), sim.map().get(V));
     assertEquals(0, sim.groups.get(ORACLE).queuedCount());
   }
@@ -275,9 +275,9 @@ class ExecutionAtomicityTest {
     sim.failOver(ORACLE);
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status());
-    assertEquals(Msgs.OK, sim.replies.get(d.id()).status(), "the delete found v where the move put it");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(m.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(d.id()).status(), "the delete found v where the move put it");
     assertNull(sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()));
     assertFalse(sim.held(p(1)).contains(V.value()));
@@ -331,8 +331,8 @@ class ExecutionAtomicityTest {
     assertEquals("ok", sim.replies.get(z.id()).value());
     assertTrue(readReturned(sim, rv, 4), "the read of v sees the transfer ordered before it");
     assertEquals(14L, sim.replies.get(dep.id()).value(), "then the deposit");
-    assertEquals(Msgs.OK, sim.replies.get(del.id()).status(), "then the delete");
-    assertEquals(Msgs.OK, sim.replies.get(mv.id()).status(), "the move after it moves nothing");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(del.id()).status(), "then the delete");
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(mv.id()).status(), "the move after it moves nothing");
     assertNull(sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()));
     assertFalse(sim.held(p(1)).contains(V.value()));
@@ -383,7 +383,7 @@ class ExecutionAtomicityTest {
     DssmrSim sim = new DssmrSim(2);
     Msg z = transferWaitingAtP0(sim);
     assertArrayEquals(new long[] {1}, (long[]) readOffTheLog(sim, W, p(1)).value(), "p1 finished the transfer");
-    assertEquals(Msgs.BUSY, readOffTheLog(sim, V, p(0)).status(), "v's old balance would undo half of it");
+    assertEquals(Msgs.CoreReply.Status.BUSY, readOffTheLog(sim, V, p(0)).status(), "v's old balance would undo half of it");
     assertArrayEquals(new long[] {7}, (long[]) readOffTheLog(sim, X, p(0)).value());
     Msg rv = read(sim, V, p(0));
     sim.settle();

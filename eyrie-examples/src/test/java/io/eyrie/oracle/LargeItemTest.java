@@ -84,7 +84,7 @@ class LargeItemTest {
     for (ObjId id : new ObjId[] {A, B}) {
       Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, null), p(0)), p(0), ORACLE, p(0)));
       sim.settle();
-      assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+      assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
     }
     for (ObjId id : new ObjId[] {A, B}) {
       Msg g = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new Grow(TWO_THIRDS), id)), p(0), p(0)));
@@ -104,7 +104,7 @@ class LargeItemTest {
     assertEquals(p(0), sim.map().get(B));
     Msg small = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {B}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(small.id()).status(), "the channel goes on: " + sim.errors.get(small.id()));
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(small.id()).status(), "the channel goes on: " + sim.errors.get(small.id()));
     assertEquals(p(1), sim.map().get(B));
     sim.groups.forEach((gr, s) -> assertEquals(0, s.queuedCount(), gr + " is not parked"));
   }

@@ -68,7 +68,7 @@ class PartitionOverlapSimTest {
       Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, BALANCE), where[a]), where[a], ORACLE,
           where[a]));
       sim.settle();
-      assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+      assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
     }
     GroupId[] everyPartition = parts.clone();
     List<Msg> reads = new ArrayList<>();
@@ -140,7 +140,7 @@ class PartitionOverlapSimTest {
     for (Msg m : sent) {
       CoreReply r = sim.replies.get(m.id());
       assertNotNull(r, () -> "no answer for " + m.id() + ": " + sim.errors.get(m.id()));
-      assertTrue(r.status() != Msgs.NOT_FOUND, () -> "an account was missing for " + m.id());
+      assertTrue(r.status() != Msgs.CoreReply.Status.NOT_FOUND, () -> "an account was missing for " + m.id());
     }
     for (Msg r : reads) {
       long[] balances = (long[]) sim.replies.get(r.id()).value();

@@ -113,7 +113,7 @@ class ProtocolPathsTest {
     Command del = Command.delete(id(1_003), null);
     Msgs.CoreReply r = (Msgs.CoreReply) raw.multicast(new TreeSet<>(List.of(ORACLE, wrong)), wrong,
         new Msgs.DeleteReq(del, wrong)).get(30, TimeUnit.SECONDS);
-    assertEquals(Msgs.RETRY, r.status());
+    assertEquals(Msgs.CoreReply.Status.RETRY, r.status());
     assertEquals(at, whereIs(1_003), "the object stays where it was");
     assertArrayEquals(new long[] {1}, read(client, 1_003));
   }
@@ -156,7 +156,7 @@ class ProtocolPathsTest {
     Msgs.MoveReq stale = new Msgs.MoveReq(new ObjId[] {id(1_020)}, wrongSource, dst);
     Msgs.CoreReply r = (Msgs.CoreReply) raw.multicast(new TreeSet<>(List.of(ORACLE, wrongSource, dst)), dst, stale)
         .get(30, TimeUnit.SECONDS);
-    assertEquals(Msgs.OK, r.status());
+    assertEquals(Msgs.CoreReply.Status.OK, r.status());
     assertEquals(0, r.value(), "nothing was moved");
     assertEquals(at, whereIs(1_020), "the oracle refused the stale move");
     assertArrayEquals(new long[] {30}, read(client, 1_020));

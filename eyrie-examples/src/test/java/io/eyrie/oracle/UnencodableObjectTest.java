@@ -130,7 +130,7 @@ class UnencodableObjectTest {
       Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, id.equals(V) ? vContent : null), at), at,
           ORACLE, at));
       sim.settle();
-      assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+      assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(c.id()).status());
     }
     return sim;
   }
@@ -162,7 +162,7 @@ class UnencodableObjectTest {
     assertEquals("empty", sim.replies.get(peek.id()).value(), "and changed nothing");
     Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "so the box can still move: " + sim.errors.get(m.id()));
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(m.id()).status(), "so the box can still move: " + sim.errors.get(m.id()));
     assertEquals(p(1), sim.map().get(V));
     assertMapAgrees(sim);
   }
@@ -184,10 +184,10 @@ class UnencodableObjectTest {
     // review's schedule B): the oracle finds it elsewhere and asks to retry.
     Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
-    assertEquals(Msgs.RETRY, sim.replies.get(d.id()).status(), "not OK: " + sim.replies.get(d.id()));
+    assertEquals(Msgs.CoreReply.Status.RETRY, sim.replies.get(d.id()).status(), "not OK: " + sim.replies.get(d.id()));
     Msg d0 = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(d0.id()).status());
+    assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(d0.id()).status());
     assertFalse(sim.held(p(0)).contains(V.value()));
     assertMapAgrees(sim);
   }
@@ -213,7 +213,7 @@ class UnencodableObjectTest {
     moves.add(sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V, W}, p(1), p(0)), p(0), ORACLE, p(0), p(1))));
     sim.settle();
     for (Msg m : moves) {
-      assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), String.valueOf(sim.errors.get(m.id())));
+      assertEquals(Msgs.CoreReply.Status.OK, sim.replies.get(m.id()).status(), String.valueOf(sim.errors.get(m.id())));
     }
     assertEquals(p(0), sim.map().get(V));
     assertEquals(p(0), sim.map().get(W));

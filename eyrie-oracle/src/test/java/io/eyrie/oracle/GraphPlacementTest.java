@@ -52,7 +52,7 @@ class GraphPlacementTest {
 
   GroupId consult(OracleStateMachine o, long a, long b) {
     Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.access("op", ObjId.valueOf(a), ObjId.valueOf(b))));
-    assertEquals(Msgs.RETRY, p.status());
+    assertEquals(Msgs.Prophecy.Status.RETRY, p.status());
     return p.target();
   }
 

@@ -128,13 +128,13 @@ class OracleServerTest {
   void createPlacesTheObjectAndASecondCreateIsRefused() {
     Recording o = oracle();
     Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.create(id(1), 0L)));
-    assertEquals(Msgs.RETRY, p.status());
+    assertEquals(Msgs.Prophecy.Status.RETRY, p.status());
     assertEquals(P0, p.target(), "the emptiest partition (the first on a tie)");
-    assertEquals(Msgs.OK, create(o, 1, P0).status());
+    assertEquals(Msgs.Verdict.Status.OK, create(o, 1, P0).status());
     assertEquals(P0, o.locationOf(id(1)));
-    assertEquals(Msgs.NOK, create(o, 1, P0).status());
+    assertEquals(Msgs.Verdict.Status.NOK, create(o, 1, P0).status());
     Prophecy again = (Prophecy) o.query(new Msgs.ConsultReq(Command.create(id(1), 0L)));
-    assertEquals(Msgs.NOK, again.status());
+    assertEquals(Msgs.Prophecy.Status.NOK, again.status());
     assertEquals(id(1), again.subject(), "the consult names the object that exists");
     assertEquals(List.of("created " + id(1) + " at p0"), o.events);
   }
@@ -144,7 +144,7 @@ class OracleServerTest {
     Recording o = oracle();
     create(o, 1, P0);
     Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.access("x", id(1), id(2))));
-    assertEquals(Msgs.NOK, p.status());
+    assertEquals(Msgs.Prophecy.Status.NOK, p.status());
     assertEquals(id(2), p.subject());
   }
 
@@ -156,14 +156,14 @@ class OracleServerTest {
     o.deliver(wrong);
     wrong.receive(P1, new Msgs.Begun(P1));
     o.resume(wrong);
-    assertEquals(Msgs.RETRY, ((Verdict) wrong.sent().get(0).item()).status(), "the object is in p0, not p1");
+    assertEquals(Msgs.Verdict.Status.RETRY, ((Verdict) wrong.sent().get(0).item()).status(), "the object is in p0, not p1");
     assertEquals(P0, o.locationOf(id(1)));
 
     FakeExecutionContext d = ctx(new Msgs.DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
     o.deliver(d);
     d.receive(P0, new Msgs.Begun(P0));
     o.resume(d);
-    assertEquals(Msgs.OK, ((Verdict) d.sent().get(0).item()).status());
+    assertEquals(Msgs.Verdict.Status.OK, ((Verdict) d.sent().get(0).item()).status());
     assertNull(o.locationOf(id(1)));
     assertTrue(o.events.contains("deleted " + id(1)), o.events.toString());
   }
@@ -210,12 +210,12 @@ class OracleServerTest {
     m.abandon(P1);
     assertFalse(o.resume(m).isResumeLater());
     assertEquals(P0, o.locationOf(id(1)), "the destination did not take the object");
-    assertEquals(Msgs.OK, create(o, 2, P0).status());
+    assertEquals(Msgs.Verdict.Status.OK, create(o, 2, P0).status());
     FakeExecutionContext d = ctx(new Msgs.DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
     o.deliver(d);
     d.receive(P0, new Msgs.Begun(P0));
     o.resume(d);
-    assertEquals(Msgs.OK, ((Verdict) d.sent().get(0).item()).status(), "the object's chain goes on");
+    assertEquals(Msgs.Verdict.Status.OK, ((Verdict) d.sent().get(0).item()).status(), "the object's chain goes on");
   }
 
   @Test
@@ -233,7 +233,7 @@ class OracleServerTest {
     m.receive(P1, Msgs.Begun.refused(P1, "not shipped"));
     o.resume(m);
     o.resume(d);
-    assertEquals(Msgs.OK, ((Verdict) d.sent().get(0).item()).status(),
+    assertEquals(Msgs.Verdict.Status.OK, ((Verdict) d.sent().get(0).item()).status(),
         "the move failed, so the object is still at p0, where the delete finds it");
     assertNull(o.locationOf(id(1)));
   }
@@ -246,17 +246,17 @@ class OracleServerTest {
     c.receive(P0, Msgs.Begun.refused(P0, "createObject failed at p0: boom"));
     o.resume(c);
     Verdict v = (Verdict) c.sent().get(0).item();
-    assertEquals(Msgs.REFUSED, v.status());
+    assertEquals(Msgs.Verdict.Status.REFUSED, v.status());
     assertTrue(v.reason().contains("boom"), v.reason());
     assertNull(o.locationOf(id(1)), "the map never names it");
     assertTrue(o.events.isEmpty(), "nor does the application hear of it: " + o.events);
-    assertEquals(Msgs.OK, create(o, 1, P0).status(), "a later create of the object is decided afresh");
+    assertEquals(Msgs.Verdict.Status.OK, create(o, 1, P0).status(), "a later create of the object is decided afresh");
 
     FakeExecutionContext s = ctx(new Msgs.SsmrReq(Command.create(id(2), 0L)), P0, ORACLE, P0, P1);
     o.deliver(s);
     s.receive(P0, Msgs.Begun.refused(P0, "boom")).receive(P1, Msgs.Begun.refused(P1, "boom"));
     o.resume(s);
-    assertEquals(Msgs.REFUSED, ((Verdict) s.sent().get(0).item()).status(), "an S-SMR create too");
+    assertEquals(Msgs.Verdict.Status.REFUSED, ((Verdict) s.sent().get(0).item()).status(), "an S-SMR create too");
     assertNull(o.locationOf(id(2)));
   }
 
@@ -269,7 +269,7 @@ class OracleServerTest {
     o.resume(c);
     assertEquals(2, c.sent().size());
     Verdict v = (Verdict) c.sent().get(0).item();
-    assertEquals(Msgs.OK, v.status());
+    assertEquals(Msgs.Verdict.Status.OK, v.status());
     assertEquals(v, c.sent().get(1).item(), "both partitions get the same verdict");
     assertEquals(v.location(), o.locationOf(id(5)));
   }
@@ -322,7 +322,7 @@ class OracleServerTest {
     assertEquals(1, t.objectsAt(P0));
     assertTrue(!t.drained(P0));
     // A create whose consult chose p0 before it was retired is sent back to consult again.
-    assertEquals(Msgs.RETRY, create(o, 4, P0).status());
+    assertEquals(Msgs.Verdict.Status.RETRY, create(o, 4, P0).status());
     assertNull(o.locationOf(id(4)));
     // The default placement never picks a retired partition, though it has the fewest objects.
     change(o, P1, true);
@@ -390,7 +390,7 @@ class OracleServerTest {
     c.receive(P0, new Msgs.Begun(P0)).receive(P1, new Msgs.Begun(P1));
     o.resume(c);
     assertEquals(2, c.sent().size());
-    c.sent().forEach(s -> assertEquals(Msgs.RETRY, ((Verdict) s.item()).status()));
+    c.sent().forEach(s -> assertEquals(Msgs.Verdict.Status.RETRY, ((Verdict) s.item()).status()));
     assertNull(o.locationOf(id(3)), "not placed where no destination creates it");
   }
 
@@ -433,7 +433,7 @@ class OracleServerTest {
     List<Object> a = reviewSchedule(fresh);
     List<Object> b = reviewSchedule(reset);
     assertEquals(a, b, "the same decisions");
-    assertEquals(Msgs.OK, ((Verdict) a.get(3)).status(), "the S-SMR create is placed in p0 or p1: " + a);
+    assertEquals(Msgs.Verdict.Status.OK, ((Verdict) a.get(3)).status(), "the S-SMR create is placed in p0 or p1: " + a);
     assertTrue(((String) a.get(7)).contains("last active"), a.toString());
     assertArrayEquals(fresh.snapshot(), reset.snapshot(), "the same state");
     assertEquals(fresh.load(), reset.load());
@@ -514,11 +514,11 @@ class OracleServerTest {
     o.deliver(first);
     o.deliver(second); // queued behind the first on the same object
     Verdict v = decided(o, first, P0);
-    assertEquals(Msgs.REFUSED, v.status());
+    assertEquals(Msgs.Verdict.Status.REFUSED, v.status());
     assertNull(o.locationOf(id(1)), "the place done before the hook threw is undone");
     assertEquals(Long.valueOf(0), o.load().get(P0));
     o.failCreated.clear();
-    assertEquals(Msgs.OK, decided(o, second, P0).status(), "the object's chain went on");
+    assertEquals(Msgs.Verdict.Status.OK, decided(o, second, P0).status(), "the object's chain went on");
     assertEquals(P0, o.locationOf(id(1)));
     assertEquals(Long.valueOf(1), o.load().get(P0));
   }
@@ -540,7 +540,7 @@ class OracleServerTest {
     assertTrue(!e.isAwait() && !e.isResumeLater(), "ended, not " + e);
     assertEquals(List.of(), first.sent(), "nothing for the partition that abandoned it");
     assertNull(o.locationOf(id(7)), "nothing placed");
-    assertEquals(Msgs.OK, decided(o, second, P1).status(), "the object's chain went on");
+    assertEquals(Msgs.Verdict.Status.OK, decided(o, second, P1).status(), "the object's chain went on");
     assertEquals(P1, o.locationOf(id(7)));
     // An S-SMR create that one of its partitions abandoned: the other one is refused.
     FakeExecutionContext ssmr = ctx(new Msgs.SsmrReq(Command.create(id(8), 0L)), P0, ORACLE, P0, P1);
@@ -549,7 +549,7 @@ class OracleServerTest {
     o.resume(ssmr.abandon(P0));
     assertEquals(1, ssmr.sent().size(), "a verdict to p1 only: " + ssmr.sent());
     assertEquals(P1, ssmr.sent().get(0).to());
-    assertEquals(Msgs.REFUSED, ((Verdict) ssmr.sent().get(0).item()).status());
+    assertEquals(Msgs.Verdict.Status.REFUSED, ((Verdict) ssmr.sent().get(0).item()).status());
     assertNull(o.locationOf(id(8)));
   }
 
@@ -558,17 +558,17 @@ class OracleServerTest {
     Failing o = failing();
     FakeExecutionContext c = ctx(new Msgs.CreateReq(Command.create(id(2), 0L), P1), P1, ORACLE, P1);
     o.deliver(c);
-    assertEquals(Msgs.OK, decided(o, c, P1).status());
+    assertEquals(Msgs.Verdict.Status.OK, decided(o, c, P1).status());
     o.failDeleted.add(id(2));
     FakeExecutionContext first = ctx(new Msgs.DeleteReq(Command.delete(id(2), null), P1), P1, ORACLE, P1);
     FakeExecutionContext second = ctx(new Msgs.DeleteReq(Command.delete(id(2), null), P1), P1, ORACLE, P1);
     o.deliver(first);
     o.deliver(second);
-    assertEquals(Msgs.REFUSED, decided(o, first, P1).status(), "an Error from the hook, too, is a refusal");
+    assertEquals(Msgs.Verdict.Status.REFUSED, decided(o, first, P1).status(), "an Error from the hook, too, is a refusal");
     assertEquals(P1, o.locationOf(id(2)), "the removal done before the hook threw is undone");
     assertEquals(Long.valueOf(1), o.load().get(P1));
     o.failDeleted.clear();
-    assertEquals(Msgs.OK, decided(o, second, P1).status());
+    assertEquals(Msgs.Verdict.Status.OK, decided(o, second, P1).status());
     assertNull(o.locationOf(id(2)));
     assertEquals(Long.valueOf(0), o.load().get(P1));
   }
@@ -581,15 +581,15 @@ class OracleServerTest {
     FakeExecutionContext ssmrDelete = ctx(new Msgs.SsmrReq(Command.delete(id(3), null)), P0, ORACLE, P0, P1);
     o.deliver(ssmr);
     o.deliver(ssmrDelete);
-    assertEquals(new Verdict(Msgs.REFUSED, null, "the oracle's application failed: java.lang.IllegalArgumentException: placement failed on " + id(3)),
+    assertEquals(new Verdict(Msgs.Verdict.Status.REFUSED, null, "the oracle's application failed: java.lang.IllegalArgumentException: placement failed on " + id(3)),
         decided(o, ssmr, P0, P1), "refused, with the application's exception");
     assertNull(o.locationOf(id(3)));
-    assertEquals(Msgs.NOK, decided(o, ssmrDelete, P0, P1).status(), "the next command on it is decided: nothing to delete");
+    assertEquals(Msgs.Verdict.Status.NOK, decided(o, ssmrDelete, P0, P1).status(), "the next command on it is decided: nothing to delete");
     o.failPlacement.clear();
     FakeExecutionContext again = ctx(new Msgs.SsmrReq(Command.create(id(3), 0L)), P0, ORACLE, P0, P1);
     o.deliver(again);
     Verdict ok = decided(o, again, P0, P1);
-    assertEquals(Msgs.OK, ok.status());
+    assertEquals(Msgs.Verdict.Status.OK, ok.status());
     assertEquals(ok.location(), o.locationOf(id(3)));
     byte[] snap = o.snapshot();
     Failing r = failing();

@@ -154,23 +154,26 @@ public final class ClientProxy {
     if (a.retries >= retryThreshold) {
       return fallback(a);
     }
-    return locate(a).thenCompose(p -> {
-      if (p.status() == Msgs.NOK) {
-        // The consult settles the command: the oracle names the object it found or missed.
-        ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
-        return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
-            ? Reply.exists(subject) : Reply.notFound(subject));
-      }
-      if (p.status() == Msgs.OK) {
-        return CompletableFuture.completedFuture(Reply.ok(null));
-      }
-      CompletableFuture<CoreReply> sent = switch (a.cmd.kind()) {
-        case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
-        case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
-        case ACCESS -> access(a, p);
-      };
-      return sent.thenCompose(r -> outcome(a, r));
+    return locate(a).thenCompose(p -> switch (p.status()) {
+      case NOK -> settled(a, p);
+      case RETRY -> dispatch(a, p).thenCompose(r -> outcome(a, r));
     });
+  }
+
+  /** The consult settles the command: the oracle names the object it found or missed. */
+  private CompletableFuture<Reply> settled(Attempt a, Prophecy p) {
+    ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
+    return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
+        ? Reply.exists(subject) : Reply.notFound(subject));
+  }
+
+  /** Sends the command where the prophecy says its objects are (or go). */
+  private CompletableFuture<CoreReply> dispatch(Attempt a, Prophecy p) {
+    return switch (a.cmd.kind()) {
+      case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
+      case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
+      case ACCESS -> access(a, p);
+    };
   }
 
   private CompletableFuture<CoreReply> access(Attempt a, Prophecy p) {
@@ -203,7 +206,7 @@ public final class ClientProxy {
     // at once would be ordered first, since a single-group message needs no timestamp exchange).
     return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenCompose(v -> {
       for (CompletableFuture<CoreReply> moved : sent) {
-        if (moved.join().status() == Msgs.RETRY) {
+        if (moved.join().status() == CoreReply.Status.RETRY) {
           // The target was retired after the consult chose it: ask the oracle again.
           return CompletableFuture.completedFuture(CoreReply.retry(null));
         }
@@ -220,8 +223,8 @@ public final class ClientProxy {
    */
   private CompletableFuture<CoreReply> read(Attempt a, GroupId g) {
     return net.query(g, new Msgs.ReadReq(a.cmd)).handle((o, e) -> {
-      if (e == null && o instanceof CoreReply r && (r.status() == Msgs.OK || r.status() == Msgs.RETRY)) {
-        if (r.status() == Msgs.OK) {
+      if (e == null && o instanceof CoreReply r && (r.status() == CoreReply.Status.OK || r.status() == CoreReply.Status.RETRY)) {
+        if (r.status() == CoreReply.Status.OK) {
           reads.incrementAndGet();
         }
         return CompletableFuture.completedFuture(r);
@@ -251,7 +254,7 @@ public final class ClientProxy {
       if (p.locations() != null) {
         cache.putAll(p.locations());
       }
-      if (p.status() == Msgs.NOK || p.status() == Msgs.OK) {
+      if (p.status() == Prophecy.Status.NOK) {
         cache.remove(a.cmd.objects());
       }
       return p;
@@ -259,22 +262,20 @@ public final class ClientProxy {
   }
 
   private CompletableFuture<Reply> outcome(Attempt a, CoreReply r) {
-    switch (r.status()) {
-      case Msgs.OK:
+    return switch (r.status()) {
+      case OK -> {
         if (a.retries == 0 && !a.moved) {
           direct.incrementAndGet();
         }
         if (a.cmd.kind() == Command.Kind.CREATE || a.cmd.kind() == Command.Kind.DELETE) {
           cache.remove(Set.of(a.cmd.target()));
         }
-        return CompletableFuture.completedFuture(Reply.ok(r.value()));
-      case Msgs.NOT_FOUND:
-        return CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
-      case Msgs.EXISTS:
-        return CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
-      case Msgs.REFUSED:
-        return CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
-      case Msgs.RETRY:
+        yield CompletableFuture.completedFuture(Reply.ok(r.value()));
+      }
+      case NOT_FOUND -> CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
+      case EXISTS -> CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
+      case REFUSED -> CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
+      case RETRY -> {
         retries.incrementAndGet();
         a.retries++;
         if (r.extra() != null && r.extra().length > 0) {
@@ -283,10 +284,11 @@ public final class ClientProxy {
         if (a.handler != null) {
           a.handler.error(a.cmd, a.retries);
         }
-        return attempt(a);
-      default:
-        return CompletableFuture.failedFuture(new IllegalStateException("unknown reply status " + r.status()));
-    }
+        yield attempt(a);
+      }
+      // Only a read off the log is answered BUSY, and read() sends that command through the log.
+      case BUSY -> CompletableFuture.failedFuture(new IllegalStateException("unexpected reply status " + r.status()));
+    };
   }
 
   private CompletableFuture<Reply> fallback(Attempt a) {
@@ -306,7 +308,7 @@ public final class ClientProxy {
     dests.add(oracle);
     multiPartition.incrementAndGet();
     return call(dests, partitions.get(0), new Msgs.SsmrReq(a.cmd)).thenCompose(r -> {
-      if (r.status() == Msgs.RETRY) {
+      if (r.status() == CoreReply.Status.RETRY) {
         retries.incrementAndGet();
         if (r.extra() != null) {
           a.cmd = a.cmd.withObjects(List.of(r.extra()));

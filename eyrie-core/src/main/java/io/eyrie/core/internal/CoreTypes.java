@@ -37,6 +37,9 @@ public final class CoreTypes {
         .registerEyrie(61, Msgs.PartitionTableReq.class)
         .registerEyrie(62, io.eyrie.core.PartitionTable.class)
         .registerEyrie(63, io.eyrie.core.PartitionTable.State.class)
-        .registerEyrie(64, Msgs.ReadReq.class);
+        .registerEyrie(64, Msgs.ReadReq.class)
+        .registerEyrie(65, Msgs.CoreReply.Status.class)
+        .registerEyrie(66, Msgs.Verdict.Status.class)
+        .registerEyrie(67, Msgs.Prophecy.Status.class);
   }
 }

@@ -42,7 +42,7 @@ public final class LocationCache {
       return null;
     }
     hits.incrementAndGet();
-    return new Prophecy(Msgs.RETRY, found, Locations.mostCommon(found));
+    return new Prophecy(Prophecy.Status.RETRY, found, Locations.mostCommon(found));
   }
 
   /** Returns how many lookups were hits. */

@@ -10,20 +10,6 @@ import java.util.TreeMap;
 public final class Msgs {
   private Msgs() {}
 
-  /** Statuses. A verdict or prophecy says OK, NOK or RETRY; a reply to a command says OK, RETRY or why not. */
-  public static final int OK = 0;
-  /** A negative verdict or prophecy (the command's kind tells why). */
-  public static final int NOK = 1;
-  public static final int RETRY = 2;
-  /** A reply: an object the command needs does not exist (named in {@code extra}). */
-  public static final int NOT_FOUND = 3;
-  /** A reply: the object a create names exists already (named in {@code extra}). */
-  public static final int EXISTS = 4;
-  /** A reply: the command was refused (the value says why) and changed nothing. */
-  public static final int REFUSED = 5;
-  /** A partition's answer to a {@link ReadReq} it does not serve now: send the command through the log. */
-  public static final int BUSY = 6;
-
   /** Multicast to one partition: execute the command if all its objects are local. */
   public record AccessReq(Command cmd) {}
 
@@ -58,12 +44,24 @@ public final class Msgs {
    * Channel item: the oracle's verdict on a create or delete, where the object is (or goes), and
    * for a REFUSED verdict why (the application's exception, at most {@link #REASON_MAX} chars).
    */
-  public record Verdict(int status, GroupId location, String reason) {
+  public record Verdict(Status status, GroupId location, String reason) {
     /** The longest reason a verdict carries. */
     public static final int REASON_MAX = 300;
 
+    /** What the oracle decided. */
+    public enum Status {
+      /** The map changed: the object is placed at {@code location}, or removed from it. */
+      OK,
+      /** Nothing to do: a create's object exists already (at {@code location}), or a delete's is missing. */
+      NOK,
+      /** The command's view is stale (a retired partition, a partition it missed, the object elsewhere): ask again. */
+      RETRY,
+      /** The command was refused ({@code reason} says why) and the map did not change. */
+      REFUSED
+    }
+
     /** A verdict without a reason. */
-    public Verdict(int status, GroupId location) {
+    public Verdict(Status status, GroupId location) {
       this(status, location, null);
     }
   }
@@ -100,7 +98,7 @@ public final class Msgs {
    * Query to one partition: execute a command that changes nothing on its objects now, without
    * a log entry, if they are all here and no command in progress here holds or waits for them.
    * Answered OK with the value, RETRY if an object is not here (or the application asks for more
-   * objects), or {@link #BUSY}: then the client sends the command through the log.
+   * objects), or BUSY: then the client sends the command through the log.
    */
   public record ReadReq(Command cmd) {}
 
@@ -108,19 +106,27 @@ public final class Msgs {
   public record ConsultReq(Command cmd) {}
 
   /**
-   * The oracle's answer to a consult: a verdict (OK or NOK settles the command without executing
-   * it; RETRY means "here are the locations"), the locations, and the partition the objects
-   * should be moved to (or where a new object goes).
+   * The oracle's answer to a consult: a status (NOK settles the command without executing it;
+   * RETRY means "here are the locations"), the locations, and the partition the objects should
+   * be moved to (or where a new object goes).
    */
-  public record Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target, ObjId subject) {
+  public record Prophecy(Status status, TreeMap<ObjId, GroupId> locations, GroupId target, ObjId subject) {
+    /** What the oracle prophesies. */
+    public enum Status {
+      /** The command fails without executing: {@code subject} is missing, or exists already for a create. */
+      NOK,
+      /** The command goes on: here are the locations and the target. */
+      RETRY
+    }
+
     /** A prophecy without a subject. */
-    public Prophecy(int status, TreeMap<ObjId, GroupId> locations, GroupId target) {
+    public Prophecy(Status status, TreeMap<ObjId, GroupId> locations, GroupId target) {
       this(status, locations, target, null);
     }
 
     /** A negative prophecy about one object: the one missing, or the one that exists already. */
     public static Prophecy nok(ObjId subject) {
-      return new Prophecy(NOK, null, null, subject);
+      return new Prophecy(Status.NOK, null, null, subject);
     }
   }
 
@@ -173,29 +179,45 @@ public final class Msgs {
    * A reply to a command: status, the application's value (OK) or why not, and objects to
    * co-locate (RETRY) or the object missing (NOT_FOUND) or existing (EXISTS).
    */
-  public record CoreReply(int status, Object value, ObjId[] extra) {
+  public record CoreReply(Status status, Object value, ObjId[] extra) {
+    /** What happened to the command. */
+    public enum Status {
+      /** The command was executed; the value is the application's reply. */
+      OK,
+      /** The command's objects are not all here: locate them again, with {@code extra} if any. */
+      RETRY,
+      /** An object the command needs does not exist (named in {@code extra}). */
+      NOT_FOUND,
+      /** The object a create names exists already (named in {@code extra}). */
+      EXISTS,
+      /** The command was refused (the value says why) and changed nothing. */
+      REFUSED,
+      /** A partition's answer to a {@link ReadReq} it does not serve now: send the command through the log. */
+      BUSY
+    }
+
     public static CoreReply ok(Object value) {
-      return new CoreReply(OK, value, null);
+      return new CoreReply(Status.OK, value, null);
     }
 
     public static CoreReply notFound(ObjId id) {
-      return new CoreReply(NOT_FOUND, "object " + id + " does not exist", new ObjId[] {id});
+      return new CoreReply(Status.NOT_FOUND, "object " + id + " does not exist", new ObjId[] {id});
     }
 
     public static CoreReply exists(ObjId id) {
-      return new CoreReply(EXISTS, "object " + id + " already exists", new ObjId[] {id});
+      return new CoreReply(Status.EXISTS, "object " + id + " already exists", new ObjId[] {id});
     }
 
     public static CoreReply refused(String why) {
-      return new CoreReply(REFUSED, why, null);
+      return new CoreReply(Status.REFUSED, why, null);
     }
 
     public static CoreReply retry(ObjId[] extra) {
-      return new CoreReply(RETRY, null, extra);
+      return new CoreReply(Status.RETRY, null, extra);
     }
 
     public static CoreReply busy(String why) {
-      return new CoreReply(BUSY, why, null);
+      return new CoreReply(Status.BUSY, why, null);
     }
   }
 }

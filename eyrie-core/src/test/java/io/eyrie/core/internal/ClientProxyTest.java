@@ -117,7 +117,7 @@ class ClientProxyTest {
   }
 
   private static Prophecy at(GroupId target, Map<ObjId, GroupId> where) {
-    return new Prophecy(Msgs.RETRY, new TreeMap<>(where), target);
+    return new Prophecy(Msgs.Prophecy.Status.RETRY, new TreeMap<>(where), target);
   }
 
   private static Reply run(ClientProxy p, Command c) {
