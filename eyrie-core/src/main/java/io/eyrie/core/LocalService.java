@@ -1,7 +1,12 @@
 package io.eyrie.core;
 
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.PartitionStatsReply;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
@@ -76,13 +81,13 @@ public final class LocalService {
   /** Creates an object ({@link Client#sendCreate}). */
   public Reply create(Command command) {
     check(command, Command.Kind.CREATE);
-    return outcome(run(new Msgs.CreateReq(command, PARTITION), ORACLE, PARTITION), command);
+    return outcome(run(new CreateReq(command, PARTITION), ORACLE, PARTITION), command);
   }
 
   /** Deletes an object ({@link Client#sendDelete}). */
   public Reply delete(Command command) {
     check(command, Command.Kind.DELETE);
-    return outcome(run(new Msgs.DeleteReq(command, PARTITION), ORACLE, PARTITION), command);
+    return outcome(run(new DeleteReq(command, PARTITION), ORACLE, PARTITION), command);
   }
 
   /** Runs an access command through the log ({@link Client#sendAccess}). */
@@ -90,7 +95,7 @@ public final class LocalService {
     check(command, Command.Kind.ACCESS);
     Command c = command;
     for (int round = 0; round < MAX_ROUNDS; round++) {
-      CoreReply r = run(new Msgs.AccessReq(c), PARTITION);
+      CoreReply r = run(new AccessReq(c), PARTITION);
       if (r.status() != CoreReply.Status.RETRY) {
         return outcome(r, c);
       }
@@ -109,7 +114,7 @@ public final class LocalService {
    */
   public Reply read(Command command) {
     check(command, Command.Kind.ACCESS);
-    CoreReply r = (CoreReply) roundTrip(partition.query(roundTrip(new Msgs.ReadReq(command))));
+    CoreReply r = (CoreReply) roundTrip(partition.query(roundTrip(new ReadReq(command))));
     if (r.status() == CoreReply.Status.RETRY && (r.extra() == null || r.extra().length == 0)) {
       return Reply.notFound(missing(command));
     }
@@ -122,7 +127,7 @@ public final class LocalService {
 
   /** Returns the ids of the objects the partition holds, in order. */
   public List<ObjId> objectIds() {
-    Msgs.PartitionStatsReply s = (Msgs.PartitionStatsReply) partition.query(new Msgs.StatsReq(true));
+    PartitionStatsReply s = (PartitionStatsReply) partition.query(new StatsReq(true));
     List<ObjId> out = new ArrayList<>();
     for (long id : s.objectIds()) {
       out.add(ObjId.valueOf(id));

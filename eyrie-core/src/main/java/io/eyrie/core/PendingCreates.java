@@ -2,9 +2,9 @@ package io.eyrie.core;
 
 import io.eyrie.core.internal.ObjectEncoding;
 import io.eyrie.core.internal.ObjectStore;
-import io.eyrie.core.protocol.Msgs.Begun;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.Verdict;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.Verdict;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import java.util.Collection;

@@ -2,11 +2,11 @@ package io.eyrie.oracle;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CreateReq;
-import io.eyrie.core.protocol.Msgs.DeleteReq;
-import io.eyrie.core.protocol.Msgs.SsmrReq;
-import io.eyrie.core.protocol.Msgs.Verdict;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.SsmrReq;
+import io.eyrie.core.protocol.Verdict;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import java.util.List;
@@ -38,7 +38,7 @@ final class Verdicts {
   static String refusal(ExecutionContext ctx, List<GroupId> from) {
     for (GroupId g : from) {
       for (Object item : ctx.received(g)) {
-        if (item instanceof Msgs.Begun b && b.refusal() != null) {
+        if (item instanceof Begun b && b.refusal() != null) {
           return b.refusal();
         }
       }

@@ -6,9 +6,15 @@ import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.GroupId;
 import java.util.ArrayList;
@@ -170,8 +176,8 @@ public final class ClientProxy {
   /** Sends the command where the prophecy says its objects are (or go). */
   private CompletableFuture<CoreReply> dispatch(Attempt a, Prophecy p) {
     return switch (a.cmd.kind()) {
-      case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
-      case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
+      case CREATE -> call(Set.of(oracle, p.target()), p.target(), new CreateReq(a.cmd, p.target()));
+      case DELETE -> call(Set.of(oracle, p.target()), p.target(), new DeleteReq(a.cmd, p.target()));
       case ACCESS -> access(a, p);
     };
   }
@@ -183,14 +189,14 @@ public final class ClientProxy {
       if (a.read) {
         return read(a, g);
       }
-      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
+      return call(Set.of(g), g, new AccessReq(a.cmd));
     }
     a.moved = true;
     GroupId target = p.target();
     if (mode == Client.Mode.SSMR || target == null) {
       // S-SMR by choice, or because the oracle sees no locality worth moving objects for.
       multiPartition.incrementAndGet();
-      return call(where, where.first(), new Msgs.SsmrReq(a.cmd));
+      return call(where, where.first(), new SsmrReq(a.cmd));
     }
     TreeMap<GroupId, List<ObjId>> bySource = new TreeMap<>();
     p.locations().forEach((id, g) -> {
@@ -212,7 +218,7 @@ public final class ClientProxy {
         }
       }
       cache.put(p.locations().keySet(), target);
-      return call(Set.of(target), target, new Msgs.AccessReq(a.cmd));
+      return call(Set.of(target), target, new AccessReq(a.cmd));
     });
   }
 
@@ -222,7 +228,7 @@ public final class ClientProxy {
    * goes through the log, in this attempt and every later one.
    */
   private CompletableFuture<CoreReply> read(Attempt a, GroupId g) {
-    return net.query(g, new Msgs.ReadReq(a.cmd)).handle((o, e) -> {
+    return net.query(g, new ReadReq(a.cmd)).handle((o, e) -> {
       if (e == null && o instanceof CoreReply r && (r.status() == CoreReply.Status.OK || r.status() == CoreReply.Status.RETRY)) {
         if (r.status() == CoreReply.Status.OK) {
           reads.incrementAndGet();
@@ -233,7 +239,7 @@ public final class ClientProxy {
       if (System.nanoTime() - a.deadlineNanos > 0) {
         return CompletableFuture.<CoreReply>failedFuture(unknown(a)); // the caller has its answer already
       }
-      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
+      return call(Set.of(g), g, new AccessReq(a.cmd));
     }).thenCompose(f -> f);
   }
 
@@ -249,7 +255,7 @@ public final class ClientProxy {
       }
     }
     consults.incrementAndGet();
-    return net.query(oracle, new Msgs.ConsultReq(a.cmd)).thenApply(o -> {
+    return net.query(oracle, new ConsultReq(a.cmd)).thenApply(o -> {
       Prophecy p = (Prophecy) o;
       if (p.locations() != null) {
         cache.putAll(p.locations());
@@ -307,7 +313,7 @@ public final class ClientProxy {
     TreeSet<GroupId> dests = new TreeSet<>(partitions);
     dests.add(oracle);
     multiPartition.incrementAndGet();
-    return call(dests, partitions.get(0), new Msgs.SsmrReq(a.cmd)).thenCompose(r -> {
+    return call(dests, partitions.get(0), new SsmrReq(a.cmd)).thenCompose(r -> {
       if (r.status() == CoreReply.Status.RETRY) {
         retries.incrementAndGet();
         if (r.extra() != null) {
@@ -336,7 +342,7 @@ public final class ClientProxy {
   public CompletableFuture<CoreReply> move(List<ObjId> ids, GroupId src, GroupId dst) {
     moves.incrementAndGet();
     movedObjects.addAndGet(ids.size());
-    Msgs.MoveReq m = new Msgs.MoveReq(ids.toArray(new ObjId[0]), src, dst);
+    MoveReq m = new MoveReq(ids.toArray(new ObjId[0]), src, dst);
     return call(new TreeSet<>(List.of(oracle, src, dst)), dst, m);
   }
 
