@@ -11,7 +11,11 @@ public record CoreReply(Status status, Object value, ObjId[] extra) {
   public enum Status {
     /** The command was executed; the value is the application's reply. */
     OK,
-    /** The command's objects are not all here: locate them again, with {@code extra} if any. */
+    /**
+     * Nothing changed; locate the command's objects again (one was not where the client thought,
+     * or a partition was retired or added since), adding {@code extra} if the application asked
+     * for more objects.
+     */
     RETRY,
     /** An object the command needs does not exist (named in {@code extra}). */
     NOT_FOUND,
