@@ -9,7 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PartitionTable;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.PartitionChange;
+import io.eyrie.core.protocol.PartitionTableReq;
 import io.eyrie.oracle.DssmrSim.Msg;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,19 +29,19 @@ class DrainedTest {
   static final ObjId A = ObjId.valueOf(1);
 
   static PartitionTable table(DssmrSim sim) {
-    return (PartitionTable) sim.groups.get(ORACLE).app().query(new Msgs.PartitionTableReq());
+    return (PartitionTable) sim.groups.get(ORACLE).app().query(new PartitionTableReq());
   }
 
   static DssmrSim withAInP0() {
     DssmrSim sim = new DssmrSim(3);
-    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(A, 5L), p(0)), p(0), ORACLE, p(0)));
+    Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(A, 5L), p(0)), p(0), ORACLE, p(0)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
     return sim;
   }
 
   static void retire(DssmrSim sim, int i) {
-    Msg r = sim.submitAll(sim.msg(new Msgs.PartitionChange(p(i), false), ORACLE, ORACLE, p(0), p(1), p(2)));
+    Msg r = sim.submitAll(sim.msg(new PartitionChange(p(i), false), ORACLE, ORACLE, p(0), p(1), p(2)));
     sim.settle();
     assertTrue(sim.others.get(r.id()) instanceof PartitionTable, "retired: " + sim.errors.get(r.id()));
   }
@@ -48,13 +52,13 @@ class DrainedTest {
     retire(sim, 0);
     assertFalse(table(sim).drained(p(0)));
     sim.hold(p(0), p(1)); // the values are in transit
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
     assertTrue(sim.held(p(0)).isEmpty(), "p0 shipped the object");
     assertFalse(table(sim).drained(p(0)), "but it is in transit: stopping p0 now would lose it");
     sim.release(p(0), p(1));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(m.id()).status());
     assertTrue(table(sim).drained(p(0)), table(sim).toString());
     assertEquals(p(1), sim.map().get(A));
   }
@@ -62,42 +66,42 @@ class DrainedTest {
   @Test
   void noMoveRefillsADrainedPartition() {
     DssmrSim sim = withAInP0();
-    Msg out = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg out = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(out.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(out.id()).status());
     retire(sim, 0);
     assertTrue(table(sim).drained(p(0)));
     // A client gathered into p0 on a consult answered before the retire.
-    Msg back = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(1), p(0)), p(0), ORACLE, p(0), p(1)));
+    Msg back = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {A}, p(1), p(0)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
     // Its location was stale: the destination answers RETRY (the client asks the oracle again),
     // not an error that would fail the command.
-    assertEquals(Msgs.RETRY, sim.replies.get(back.id()).status(), String.valueOf(sim.errors.get(back.id())));
+    assertEquals(CoreReply.Status.RETRY, sim.replies.get(back.id()).status(), String.valueOf(sim.errors.get(back.id())));
     assertTrue(table(sim).drained(p(0)), "still drained: " + table(sim));
     assertEquals(java.util.List.of(A.value()), sim.held(p(1)), "the object stayed where it was");
     assertEquals(p(1), sim.map().get(A), "and the map says so");
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " is not parked"));
     // Made active again, it takes objects again.
-    Msg on = sim.submitAll(sim.msg(new Msgs.PartitionChange(p(0), true), ORACLE, ORACLE, p(0), p(1), p(2)));
+    Msg on = sim.submitAll(sim.msg(new PartitionChange(p(0), true), ORACLE, ORACLE, p(0), p(1), p(2)));
     sim.settle();
     assertTrue(sim.others.containsKey(on.id()), String.valueOf(sim.errors.get(on.id())));
-    Msg again = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(1), p(0)), p(0), ORACLE, p(0), p(1)));
+    Msg again = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {A}, p(1), p(0)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(again.id()).status(), String.valueOf(sim.errors.get(again.id())));
+    assertEquals(CoreReply.Status.OK, sim.replies.get(again.id()).status(), String.valueOf(sim.errors.get(again.id())));
     assertEquals(p(0), sim.map().get(A));
   }
 
   @Test
   void aPartitionChangeThatMissesAPartitionIsRefusedAndChangesNothing() {
     DssmrSim sim = withAInP0();
-    Msg r = sim.submitAll(sim.msg(new Msgs.PartitionChange(p(0), false), ORACLE, ORACLE, p(0), p(1)));
+    Msg r = sim.submitAll(sim.msg(new PartitionChange(p(0), false), ORACLE, ORACLE, p(0), p(1)));
     sim.settle();
     assertTrue(sim.errors.containsKey(r.id()) && sim.errors.get(r.id()).contains("missed [p2]"),
         String.valueOf(sim.errors.get(r.id())));
     assertEquals(java.util.List.of(p(0), p(1), p(2)), table(sim).active());
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " is not parked"));
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {A}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "moves go on: " + sim.errors.get(m.id()));
+    assertEquals(CoreReply.Status.OK, sim.replies.get(m.id()).status(), "moves go on: " + sim.errors.get(m.id()));
   }
 }

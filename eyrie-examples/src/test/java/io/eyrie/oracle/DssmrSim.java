@@ -3,7 +3,12 @@ package io.eyrie.oracle;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.Command;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.OracleMapReply;
+import io.eyrie.core.protocol.PartitionStatsReply;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
@@ -46,7 +51,7 @@ final class DssmrSim {
   private final Map<String, Long> sent = new HashMap<>();
   private final Set<String> held = new HashSet<>();
   /** Replies emitted by each message's reply group, in order. */
-  final Map<MsgId, Msgs.CoreReply> replies = new HashMap<>();
+  final Map<MsgId, CoreReply> replies = new HashMap<>();
   final Map<MsgId, String> errors = new HashMap<>();
   /** Replies that are not a command's (a partition change's table). */
   final Map<MsgId, Object> others = new HashMap<>();
@@ -84,7 +89,7 @@ final class DssmrSim {
       public void reply(MsgId id, GroupState.Reply r) {
         if (r.status() == GroupState.OK) {
           Object v = codec.decode(r.body());
-          if (v instanceof Msgs.CoreReply c) {
+          if (v instanceof CoreReply c) {
             replies.put(id, c);
           } else {
             others.put(id, v); // the oracle's answer to an administrative message (a table)
@@ -177,18 +182,18 @@ final class DssmrSim {
   }
 
   /** The oracle's answer to a consult, as a client's linearizable read would get it. */
-  Msgs.Prophecy consult(Command cmd) {
-    return (Msgs.Prophecy) groups.get(ORACLE).app().query(new Msgs.ConsultReq(cmd));
+  Prophecy consult(Command cmd) {
+    return (Prophecy) groups.get(ORACLE).app().query(new ConsultReq(cmd));
   }
 
   /** The oracle's map. */
   TreeMap<io.eyrie.core.ObjId, GroupId> map() {
-    return ((Msgs.OracleMapReply) groups.get(ORACLE).app().query(new Msgs.StatsReq(true))).locations();
+    return ((OracleMapReply) groups.get(ORACLE).app().query(new StatsReq(true))).locations();
   }
 
   /** The objects a partition holds. */
   List<Long> held(GroupId partition) {
-    long[] ids = ((Msgs.PartitionStatsReply) groups.get(partition).app().query(new Msgs.StatsReq(true))).objectIds();
+    long[] ids = ((PartitionStatsReply) groups.get(partition).app().query(new StatsReq(true))).objectIds();
     List<Long> out = new ArrayList<>();
     for (long id : ids) {
       out.add(id);

@@ -11,8 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.oracle.DssmrSim.Msg;
@@ -36,9 +42,9 @@ class ExecutionAtomicityTest {
 
   /** Creates an account through the ordered path with every channel flowing. */
   private static void create(DssmrSim sim, ObjId id, long balance, GroupId at) {
-    Msg m = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, balance), at), at, ORACLE, at));
+    Msg m = sim.submitAll(sim.msg(new CreateReq(Command.create(id, balance), at), at, ORACLE, at));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "create " + id);
+    assertEquals(CoreReply.Status.OK, sim.replies.get(m.id()).status(), "create " + id);
   }
 
   /** Raises the oracle's Skeen clock well above the partitions' clocks, as its traffic does. */
@@ -49,12 +55,12 @@ class ExecutionAtomicityTest {
   }
 
   private static Msg read(DssmrSim sim, ObjId id, GroupId at) {
-    return sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new BankOps.Read(), id)), at, at));
+    return sim.submitAll(sim.msg(new AccessReq(Command.access(new BankOps.Read(), id)), at, at));
   }
 
   private static boolean readReturned(DssmrSim sim, Msg read, long balance) {
     CoreReply r = sim.replies.get(read.id());
-    return r != null && r.status() == Msgs.OK && Arrays.equals((long[]) r.value(), new long[] {balance});
+    return r != null && r.status() == CoreReply.Status.OK && Arrays.equals((long[]) r.value(), new long[] {balance});
   }
 
   /**
@@ -69,22 +75,22 @@ class ExecutionAtomicityTest {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
     busyOracle(sim, p(1));
-    Msg del = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg del = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
     sim.hold(ORACLE, p(0));
     sim.failOver(p(0));
     sim.settle();
 
-    Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
+    Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
     Msg y = read(sim, V, p(0));
     sim.release(ORACLE, p(0));
     sim.settle();
 
-    boolean xSawAbsent = x.status() == Msgs.NOK;
+    boolean xSawAbsent = x.status() == Prophecy.Status.NOK;
     boolean ySawOld = readReturned(sim, y, 5);
     assertFalse(xSawAbsent && ySawOld, "X saw v deleted, then Y (invoked after X) read v's old value");
-    assertEquals(Msgs.RETRY, x.status(), "the consult still names v's partition");
+    assertEquals(Prophecy.Status.RETRY, x.status(), "the consult still names v's partition");
     assertEquals(p(0), x.locations().get(V));
-    assertEquals(Msgs.OK, sim.replies.get(del.id()).status(), "the delete completes once the channel is back");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(del.id()).status(), "the delete completes once the channel is back");
     assertNull(sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()));
   }
@@ -99,12 +105,12 @@ class ExecutionAtomicityTest {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
     busyOracle(sim, p(1));
-    Msg del = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg del = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
     sim.hold(ORACLE, p(0));
     sim.failOver(p(0));
     sim.settle();
 
-    Msg x = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 77L), p(1)), p(1), ORACLE, p(1)));
+    Msg x = sim.submitAll(sim.msg(new CreateReq(Command.create(V, 77L), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
     boolean xDoneBeforeY = sim.replies.containsKey(x.id());
     Msg y = read(sim, V, p(0));
@@ -113,8 +119,8 @@ class ExecutionAtomicityTest {
 
     assertFalse(xDoneBeforeY && readReturned(sim, y, 5),
         "X re-created v after the delete and completed, then Y (invoked after X) read the old v");
-    assertEquals(Msgs.OK, sim.replies.get(del.id()).status());
-    assertEquals(Msgs.OK, sim.replies.get(x.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(del.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(x.id()).status());
     assertEquals(p(1), sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()), "v lives in one partition only");
     assertTrue(sim.held(p(1)).contains(V.value()));
@@ -132,13 +138,13 @@ class ExecutionAtomicityTest {
     create(sim, V, 5, p(0));
     create(sim, W, 0, p(1));
     busyOracle(sim, p(2));
-    Msg z1 = sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)), p(0), p(0), p(1));
+    Msg z1 = sim.msg(new SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)), p(0), p(0), p(1));
     sim.submit(z1, p(0));
     sim.hold(p(0), p(1));
-    Msg z2 = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg z2 = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
     sim.settle();
 
-    Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
+    Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
     Msg y = read(sim, W, p(1));
     sim.settle();
     sim.submit(z1, p(1));
@@ -147,10 +153,10 @@ class ExecutionAtomicityTest {
 
     CoreReply r1 = sim.replies.get(z1.id());
     assertNotNull(r1, "z1 completes");
-    boolean z1ReadV = r1.status() == Msgs.OK && "ok".equals(r1.value());
-    assertFalse(x.status() == Msgs.NOK && readReturned(sim, y, 0) && z1ReadV,
+    boolean z1ReadV = r1.status() == CoreReply.Status.OK && "ok".equals(r1.value());
+    assertFalse(x.status() == Prophecy.Status.NOK && readReturned(sim, y, 0) && z1ReadV,
         "X saw v deleted, Y then read w before z1, yet z1 read v: no linearization");
-    assertEquals(Msgs.OK, sim.replies.get(z2.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(z2.id()).status());
   }
 
   /**
@@ -162,18 +168,18 @@ class ExecutionAtomicityTest {
   @Test
   void aCreateCompletesOnlyAfterTheOracleMapShowsIt() {
     DssmrSim sim = new DssmrSim(2);
-    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 3L), p(0)), p(0), ORACLE, p(0)));
+    Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(V, 3L), p(0)), p(0), ORACLE, p(0)));
     sim.ship(p(0), ORACLE);
     sim.ship(ORACLE, p(0));
     sim.hold(p(0), ORACLE);
     sim.settle();
     boolean done = sim.replies.containsKey(c.id());
-    Msgs.Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
-    assertFalse(done && x.status() == Msgs.NOK, "the create completed but a consult finds v absent");
+    Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
+    assertFalse(done && x.status() == Prophecy.Status.NOK, "the create completed but a consult finds v absent");
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
-    assertEquals(Msgs.RETRY, sim.consult(Command.access(new BankOps.Read(), V)).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
+    assertEquals(Prophecy.Status.RETRY, sim.consult(Command.access(new BankOps.Read(), V)).status());
   }
 
   /** CE2's delete half: a completed delete must not be followed by a consult that says "exists". */
@@ -181,18 +187,18 @@ class ExecutionAtomicityTest {
   void aDeleteCompletesOnlyAfterTheOracleMapDropsIt() {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
-    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg d = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
     sim.ship(p(0), ORACLE);
     sim.ship(ORACLE, p(0));
     sim.hold(p(0), ORACLE);
     sim.settle();
     boolean done = sim.replies.containsKey(d.id());
-    Msgs.Prophecy x = sim.consult(Command.create(V, 1L));
-    assertFalse(done && x.status() == Msgs.NOK, "the delete completed but a consult for create(v) says it exists");
+    Prophecy x = sim.consult(Command.create(V, 1L));
+    assertFalse(done && x.status() == Prophecy.Status.NOK, "the delete completed but a consult for create(v) says it exists");
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
-    assertEquals(Msgs.RETRY, sim.consult(Command.create(V, 1L)).status(), "v may be created again");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(d.id()).status());
+    assertEquals(Prophecy.Status.RETRY, sim.consult(Command.create(V, 1L)).status(), "v may be created again");
   }
 
   /**
@@ -204,31 +210,31 @@ class ExecutionAtomicityTest {
     DssmrSim sim = new DssmrSim(3);
     create(sim, V, 5, p(2));
     create(sim, W, 1, p(0));
-    Msg m = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), V, W)), p(0), p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Read(), V, W)), p(0), p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.RETRY, sim.replies.get(m.id()).status(), "v exists in p2");
-    Msg all = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), ObjId.valueOf(99), W)),
+    assertEquals(CoreReply.Status.RETRY, sim.replies.get(m.id()).status(), "v exists in p2");
+    Msg all = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Read(), ObjId.valueOf(99), W)),
         p(0), ORACLE, p(0), p(1), p(2)));
     sim.settle();
-    assertEquals(Msgs.NOT_FOUND, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
+    assertEquals(CoreReply.Status.NOT_FOUND, sim.replies.get(all.id()).status(), "the fallback, sent everywhere, may say so");
   }
 
   /** An S-SMR create and delete (the fallback) go through the same started/verdict exchange. */
   @Test
   void ssmrCreateAndDeleteCompleteAndKeepTheMapAndPartitionsInStep() {
     DssmrSim sim = new DssmrSim(2);
-    Msg c = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
+    Msg c = sim.submitAll(sim.msg(new SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
     GroupId at = sim.map().get(V);
     assertTrue(sim.held(at).contains(V.value()));
-    Msg again = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
-    Msg d = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
-    Msg d2 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
+    Msg again = sim.submitAll(sim.msg(new SsmrReq(Command.create(V, 4L)), p(0), ORACLE, p(0), p(1)));
+    Msg d = sim.submitAll(sim.msg(new SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
+    Msg d2 = sim.submitAll(sim.msg(new SsmrReq(Command.delete(V, null)), p(0), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.EXISTS, sim.replies.get(again.id()).status(), "exists already");
-    assertEquals(Msgs.OK, sim.replies.get(d.id()).status());
-    assertEquals(Msgs.NOT_FOUND, sim.replies.get(d2.id()).status(), "gone already");
+    assertEquals(CoreReply.Status.EXISTS, sim.replies.get(again.id()).status(), "exists already");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(d.id()).status());
+    assertEquals(CoreReply.Status.NOT_FOUND, sim.replies.get(d2.id()).status(), "gone already");
     assertNull(sim.map().get(V));
     assertEquals(List.of(), sim.held(at).stream().filter(id -> id == V.value()).toList());
   }
@@ -240,19 +246,19 @@ class ExecutionAtomicityTest {
   @Test
   void theOracleGoesOnWithOtherObjectsWhileACreateWaits() {
     DssmrSim sim = new DssmrSim(2);
-    Msg a = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 1L), p(0)), p(0), ORACLE, p(0)));
+    Msg a = sim.submitAll(sim.msg(new CreateReq(Command.create(V, 1L), p(0)), p(0), ORACLE, p(0)));
     sim.ship(p(0), ORACLE); // p0's proposal only
     sim.ship(ORACLE, p(0)); // p0 delivers a, sends Begun (held below)
     sim.hold(p(0), ORACLE);
-    Msg b = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(W, 2L), p(1)), p(1), ORACLE, p(1)));
+    Msg b = sim.submitAll(sim.msg(new CreateReq(Command.create(W, 2L), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(b.id()).status(), "b completes while a waits");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(b.id()).status(), "b completes while a waits");
     assertNull(sim.replies.get(a.id()));
     assertNull(sim.map().get(V), "a is not visible yet");
     sim.failOver(ORACLE); // the waiting create survives a new oracle leader (snapshot and restore)
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(a.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(a.id()).status());
     assertEquals(p(0), sim.map().get(V));
     assertEquals(0, sim.groups.get(ORACLE).queuedCount());
   }
@@ -264,20 +270,20 @@ class ExecutionAtomicityTest {
   @Test
   void aMoveOfAnObjectWhoseCreateWaitsIsAppliedAfterIt() {
     DssmrSim sim = new DssmrSim(2);
-    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(V, 4L), p(0)), p(0), ORACLE, p(0)));
+    Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(V, 4L), p(0)), p(0), ORACLE, p(0)));
     sim.ship(p(0), ORACLE);
     sim.ship(ORACLE, p(0));
     sim.hold(p(0), ORACLE);
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
-    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(1)), p(1), ORACLE, p(1)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg d = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
     assertNull(sim.map().get(V), "nothing about v is visible while its create waits");
     sim.failOver(ORACLE);
     sim.release(p(0), ORACLE);
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status());
-    assertEquals(Msgs.OK, sim.replies.get(d.id()).status(), "the delete found v where the move put it");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(m.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(d.id()).status(), "the delete found v where the move put it");
     assertNull(sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()));
     assertFalse(sim.held(p(1)).contains(V.value()));
@@ -293,7 +299,7 @@ class ExecutionAtomicityTest {
     create(sim, V, 5, p(0));
     create(sim, X, 7, p(0));
     create(sim, W, 0, p(1));
-    Msg z = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)),
+    Msg z = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)),
         p(0), p(0), p(1)));
     sim.ship(p(1), p(0)); // p1's proposal: p0 delivers z and sends its values
     sim.hold(p(1), p(0)); // p1's values (sent once it has p0's proposal) are late
@@ -314,7 +320,7 @@ class ExecutionAtomicityTest {
     Msg z = transferWaitingAtP0(sim);
     Msg rv = read(sim, V, p(0));
     Msg rx = read(sim, X, p(0));
-    Msg dep = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new BankOps.Deposit(10), V)), p(0), p(0)));
+    Msg dep = sim.submitAll(sim.msg(new AccessReq(Command.access(new BankOps.Deposit(10), V)), p(0), p(0)));
     Msg rx2 = read(sim, X, p(0));
     sim.settle();
     assertTrue(readReturned(sim, rx, 7), "a read of x, behind the waiting access, completes: "
@@ -322,8 +328,8 @@ class ExecutionAtomicityTest {
     assertTrue(readReturned(sim, rx2, 7), "so does one behind a blocked command on v");
     assertNull(sim.replies.get(rv.id()), "a read of v waits for the access that holds v");
     assertNull(sim.replies.get(dep.id()));
-    Msg del = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
-    Msg mv = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg del = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg mv = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
     assertEquals(p(0), sim.map().get(V), "the delete has not begun at p0, so the oracle still maps v");
     sim.release(p(1), p(0));
@@ -331,8 +337,8 @@ class ExecutionAtomicityTest {
     assertEquals("ok", sim.replies.get(z.id()).value());
     assertTrue(readReturned(sim, rv, 4), "the read of v sees the transfer ordered before it");
     assertEquals(14L, sim.replies.get(dep.id()).value(), "then the deposit");
-    assertEquals(Msgs.OK, sim.replies.get(del.id()).status(), "then the delete");
-    assertEquals(Msgs.OK, sim.replies.get(mv.id()).status(), "the move after it moves nothing");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(del.id()).status(), "then the delete");
+    assertEquals(CoreReply.Status.OK, sim.replies.get(mv.id()).status(), "the move after it moves nothing");
     assertNull(sim.map().get(V));
     assertFalse(sim.held(p(0)).contains(V.value()));
     assertFalse(sim.held(p(1)).contains(V.value()));
@@ -369,7 +375,7 @@ class ExecutionAtomicityTest {
 
   /** A read as Client.sendRead asks a partition to serve it off the log (a linearizable read). */
   private static CoreReply readOffTheLog(DssmrSim sim, ObjId id, GroupId at) {
-    return (CoreReply) sim.groups.get(at).app().query(new Msgs.ReadReq(Command.access(new BankOps.Read(), id)));
+    return (CoreReply) sim.groups.get(at).app().query(new ReadReq(Command.access(new BankOps.Read(), id)));
   }
 
   /**
@@ -383,7 +389,7 @@ class ExecutionAtomicityTest {
     DssmrSim sim = new DssmrSim(2);
     Msg z = transferWaitingAtP0(sim);
     assertArrayEquals(new long[] {1}, (long[]) readOffTheLog(sim, W, p(1)).value(), "p1 finished the transfer");
-    assertEquals(Msgs.BUSY, readOffTheLog(sim, V, p(0)).status(), "v's old balance would undo half of it");
+    assertEquals(CoreReply.Status.BUSY, readOffTheLog(sim, V, p(0)).status(), "v's old balance would undo half of it");
     assertArrayEquals(new long[] {7}, (long[]) readOffTheLog(sim, X, p(0)).value());
     Msg rv = read(sim, V, p(0));
     sim.settle();
@@ -404,8 +410,8 @@ class ExecutionAtomicityTest {
   void conflictingSsmrAccessesRunInDeliveryOrder() {
     DssmrSim sim = new DssmrSim(2);
     Msg z = transferWaitingAtP0(sim);
-    Msg z2 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), V, W)), p(1), p(0), p(1)));
-    Msg z3 = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), X, W)), p(0), p(0), p(1)));
+    Msg z2 = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Read(), V, W)), p(1), p(0), p(1)));
+    Msg z3 = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Read(), X, W)), p(0), p(0), p(1)));
     sim.settle();
     assertNull(sim.replies.get(z2.id()));
     sim.release(p(1), p(0));
@@ -428,7 +434,7 @@ class ExecutionAtomicityTest {
   void aMoveFromAPartitionToItselfIsRefusedAndLosesNothing() {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(0)), p(0), ORACLE, p(0)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(0)), p(0), ORACLE, p(0)));
     assertRefusedAndIdle(sim, m);
     assertEquals(p(0), sim.map().get(V));
     Msg r = read(sim, V, p(0));
@@ -440,7 +446,7 @@ class ExecutionAtomicityTest {
   void aMoveWhoseSourceIsNotADestinationIsRefused() {
     DssmrSim sim = new DssmrSim(3);
     create(sim, V, 5, p(0));
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(2)), p(1), ORACLE, p(1), p(2)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(2)), p(1), ORACLE, p(1), p(2)));
     assertRefusedAndIdle(sim, m);
     assertEquals(p(0), sim.map().get(V));
     Msg r = read(sim, V, p(0));
@@ -452,10 +458,10 @@ class ExecutionAtomicityTest {
   void aCreateOrDeleteNamingAPartitionThatIsNotADestinationIsRefused() {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
-    Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(W, 1L), p(1)), p(0), ORACLE, p(0)));
+    Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(W, 1L), p(1)), p(0), ORACLE, p(0)));
     assertRefusedAndIdle(sim, c);
     assertNull(sim.map().get(W));
-    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(1)), p(0), ORACLE, p(0)));
+    Msg d = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(1)), p(0), ORACLE, p(0)));
     assertRefusedAndIdle(sim, d);
     assertEquals(p(0), sim.map().get(V));
     assertTrue(sim.held(p(0)).contains(V.value()));
@@ -465,7 +471,7 @@ class ExecutionAtomicityTest {
   void anAccessToSeveralGroupsIsRefused() {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
-    Msg m = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new BankOps.Read(), V)), p(0), p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new AccessReq(Command.access(new BankOps.Read(), V)), p(0), p(0), p(1)));
     assertRefusedAndIdle(sim, m);
     assertArrayEquals(new Object[] {p(0)}, new Object[] {sim.map().get(V)});
   }

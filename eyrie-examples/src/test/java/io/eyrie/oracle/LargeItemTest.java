@@ -13,7 +13,10 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.Service;
 import io.eyrie.core.StateMachine;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.MoveReq;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.NodeOptions;
@@ -82,29 +85,29 @@ class LargeItemTest {
   void aMoveOfValuesLargerThanAChannelTakesIsRefusedAndTheChannelGoesOn() {
     DssmrSim sim = new DssmrSim(2, SERVICE);
     for (ObjId id : new ObjId[] {A, B}) {
-      Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, null), p(0)), p(0), ORACLE, p(0)));
+      Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(id, null), p(0)), p(0), ORACLE, p(0)));
       sim.settle();
-      assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+      assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
     }
     for (ObjId id : new ObjId[] {A, B}) {
-      Msg g = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new Grow(TWO_THIRDS), id)), p(0), p(0)));
+      Msg g = sim.submitAll(sim.msg(new AccessReq(Command.access(new Grow(TWO_THIRDS), id)), p(0), p(0)));
       sim.settle();
       assertEquals((long) TWO_THIRDS, sim.replies.get(g.id()).value());
     }
-    Msg big = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new Grow(TOO_LARGE), A)), p(0), p(0)));
+    Msg big = sim.submitAll(sim.msg(new AccessReq(Command.access(new Grow(TOO_LARGE), A)), p(0), p(0)));
     sim.settle();
     assertTrue(sim.errors.containsKey(big.id()) && sim.errors.get(big.id()).contains("an object may take"),
         "one object may not outgrow a channel item: " + sim.errors.get(big.id()));
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {A, B}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {A, B}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
     assertTrue(sim.errors.containsKey(m.id()), "refused: " + sim.replies.get(m.id()));
     assertTrue(sim.errors.get(m.id()).contains("larger than a channel takes"), sim.errors.get(m.id()));
     assertEquals(java.util.List.of(A.value(), B.value()), sim.held(p(0)), "both stay at the source");
     assertEquals(p(0), sim.map().get(A), "and the map says so");
     assertEquals(p(0), sim.map().get(B));
-    Msg small = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {B}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg small = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {B}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(small.id()).status(), "the channel goes on: " + sim.errors.get(small.id()));
+    assertEquals(CoreReply.Status.OK, sim.replies.get(small.id()).status(), "the channel goes on: " + sim.errors.get(small.id()));
     assertEquals(p(1), sim.map().get(B));
     sim.groups.forEach((gr, s) -> assertEquals(0, s.queuedCount(), gr + " is not parked"));
   }

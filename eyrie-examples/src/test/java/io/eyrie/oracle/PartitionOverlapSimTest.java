@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.oracle.DssmrSim.Msg;
@@ -65,10 +68,10 @@ class PartitionOverlapSimTest {
       ObjId id = ObjId.valueOf(a + 1);
       where[a] = parts[a % PARTITIONS];
       all.add(id);
-      Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, BALANCE), where[a]), where[a], ORACLE,
+      Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(id, BALANCE), where[a]), where[a], ORACLE,
           where[a]));
       sim.settle();
-      assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+      assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
     }
     GroupId[] everyPartition = parts.clone();
     List<Msg> reads = new ArrayList<>();
@@ -84,9 +87,9 @@ class PartitionOverlapSimTest {
         }
         Command t = Command.access(new BankOps.Transfer(from + 1, to + 1, 1 + rnd.nextInt(5)), all.get(from),
             all.get(to));
-        sent.add(sim.submitAll(sim.msg(new Msgs.SsmrReq(t), parts[rnd.nextInt(PARTITIONS)], everyPartition)));
+        sent.add(sim.submitAll(sim.msg(new SsmrReq(t), parts[rnd.nextInt(PARTITIONS)], everyPartition)));
       } else if (what < 35) {
-        Msg r = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), all)),
+        Msg r = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Read(), all)),
             parts[rnd.nextInt(PARTITIONS)], everyPartition));
         reads.add(r);
         sent.add(r);
@@ -99,14 +102,14 @@ class PartitionOverlapSimTest {
           continue;
         }
         Command t = Command.access(new BankOps.Transfer(from + 1, to + 1, 1), all.get(from), all.get(to));
-        sent.add(sim.submitAll(sim.msg(new Msgs.AccessReq(t), at, at)));
+        sent.add(sim.submitAll(sim.msg(new AccessReq(t), at, at)));
       } else if (what < 50) {
         int a = rnd.nextInt(ACCOUNTS);
         GroupId dst = parts[rnd.nextInt(PARTITIONS)];
         if (dst.equals(where[a])) {
           continue;
         }
-        sent.add(sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {all.get(a)}, where[a], dst), dst, ORACLE,
+        sent.add(sim.submitAll(sim.msg(new MoveReq(new ObjId[] {all.get(a)}, where[a], dst), dst, ORACLE,
             where[a], dst)));
         where[a] = dst; // moves of one account are ordered: the next one starts where this one ends
       } else if (what < 80) {
@@ -140,7 +143,7 @@ class PartitionOverlapSimTest {
     for (Msg m : sent) {
       CoreReply r = sim.replies.get(m.id());
       assertNotNull(r, () -> "no answer for " + m.id() + ": " + sim.errors.get(m.id()));
-      assertTrue(r.status() != Msgs.NOT_FOUND, () -> "an account was missing for " + m.id());
+      assertTrue(r.status() != CoreReply.Status.NOT_FOUND, () -> "an account was missing for " + m.id());
     }
     for (Msg r : reads) {
       long[] balances = (long[]) sim.replies.get(r.id()).value();
@@ -151,7 +154,7 @@ class PartitionOverlapSimTest {
       assertEquals(BALANCE * ACCOUNTS, sum, () -> "read " + r.id() + " saw part of a transfer: "
           + java.util.Arrays.toString(balances));
     }
-    Msg last = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new BankOps.Read(), all)), p(0),
+    Msg last = sim.submitAll(sim.msg(new SsmrReq(Command.access(new BankOps.Read(), all)), p(0),
         everyPartition));
     sim.settle();
     long sum = 0;

@@ -12,11 +12,15 @@ import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
-import io.eyrie.examples.bank.BankOps;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -71,7 +75,7 @@ class ProtocolPathsTest {
   }
 
   static GroupId whereIs(long id) throws Exception {
-    Msgs.Prophecy p = (Msgs.Prophecy) raw.query(ORACLE, new Msgs.ConsultReq(Command.access(new BankOps.Read(), id(id))))
+    Prophecy p = (Prophecy) raw.query(ORACLE, new ConsultReq(Command.access(new BankOps.Read(), id(id))))
         .get(30, TimeUnit.SECONDS);
     return p.locations().get(id(id));
   }
@@ -111,9 +115,9 @@ class ProtocolPathsTest {
     GroupId at = whereIs(1_003);
     GroupId wrong = cluster.cluster().partitions().stream().filter(g -> !g.equals(at)).findFirst().orElseThrow();
     Command del = Command.delete(id(1_003), null);
-    Msgs.CoreReply r = (Msgs.CoreReply) raw.multicast(new TreeSet<>(List.of(ORACLE, wrong)), wrong,
-        new Msgs.DeleteReq(del, wrong)).get(30, TimeUnit.SECONDS);
-    assertEquals(Msgs.RETRY, r.status());
+    CoreReply r = (CoreReply) raw.multicast(new TreeSet<>(List.of(ORACLE, wrong)), wrong,
+        new DeleteReq(del, wrong)).get(30, TimeUnit.SECONDS);
+    assertEquals(CoreReply.Status.RETRY, r.status());
     assertEquals(at, whereIs(1_003), "the object stays where it was");
     assertArrayEquals(new long[] {1}, read(client, 1_003));
   }
@@ -153,10 +157,10 @@ class ProtocolPathsTest {
     List<GroupId> others = cluster.cluster().partitions().stream().filter(g -> !g.equals(at)).toList();
     GroupId wrongSource = others.get(0);
     GroupId dst = others.get(1);
-    Msgs.MoveReq stale = new Msgs.MoveReq(new ObjId[] {id(1_020)}, wrongSource, dst);
-    Msgs.CoreReply r = (Msgs.CoreReply) raw.multicast(new TreeSet<>(List.of(ORACLE, wrongSource, dst)), dst, stale)
+    MoveReq stale = new MoveReq(new ObjId[] {id(1_020)}, wrongSource, dst);
+    CoreReply r = (CoreReply) raw.multicast(new TreeSet<>(List.of(ORACLE, wrongSource, dst)), dst, stale)
         .get(30, TimeUnit.SECONDS);
-    assertEquals(Msgs.OK, r.status());
+    assertEquals(CoreReply.Status.OK, r.status());
     assertEquals(0, r.value(), "nothing was moved");
     assertEquals(at, whereIs(1_020), "the oracle refused the stale move");
     assertArrayEquals(new long[] {30}, read(client, 1_020));

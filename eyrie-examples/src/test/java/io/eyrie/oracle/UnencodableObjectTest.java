@@ -16,7 +16,12 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.Service;
 import io.eyrie.core.StateMachine;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.oracle.DssmrSim.Msg;
 import java.util.ArrayList;
@@ -127,10 +132,10 @@ class UnencodableObjectTest {
     DssmrSim sim = new DssmrSim(2, SERVICE);
     for (ObjId id : new ObjId[] {V, W}) {
       GroupId at = id.equals(V) ? p(0) : p(1);
-      Msg c = sim.submitAll(sim.msg(new Msgs.CreateReq(Command.create(id, id.equals(V) ? vContent : null), at), at,
+      Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(id, id.equals(V) ? vContent : null), at), at,
           ORACLE, at));
       sim.settle();
-      assertEquals(Msgs.OK, sim.replies.get(c.id()).status());
+      assertEquals(CoreReply.Status.OK, sim.replies.get(c.id()).status());
     }
     return sim;
   }
@@ -153,16 +158,16 @@ class UnencodableObjectTest {
   @Test
   void aCommandThatWouldLeaveAnObjectThatCannotBeEncodedChangesNothing() {
     DssmrSim sim = withObjects(null);
-    Msg s = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new Spoil(), V)), p(0), p(0)));
+    Msg s = sim.submitAll(sim.msg(new AccessReq(Command.access(new Spoil(), V)), p(0), p(0)));
     sim.settle();
     assertTrue(sim.errors.containsKey(s.id()), "the spoil is answered with an error: " + sim.replies.get(s.id()));
     assertTrue(sim.errors.get(s.id()).contains("cannot be encoded"), sim.errors.get(s.id()));
-    Msg peek = sim.submitAll(sim.msg(new Msgs.AccessReq(Command.access(new Peek(), V)), p(0), p(0)));
+    Msg peek = sim.submitAll(sim.msg(new AccessReq(Command.access(new Peek(), V)), p(0), p(0)));
     sim.settle();
     assertEquals("empty", sim.replies.get(peek.id()).value(), "and changed nothing");
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), "so the box can still move: " + sim.errors.get(m.id()));
+    assertEquals(CoreReply.Status.OK, sim.replies.get(m.id()).status(), "so the box can still move: " + sim.errors.get(m.id()));
     assertEquals(p(1), sim.map().get(V));
     assertMapAgrees(sim);
   }
@@ -171,7 +176,7 @@ class UnencodableObjectTest {
   void aMoveWhoseValuesCannotBeShippedLeavesTheObjectAndTheMapAtItsSource() {
     DssmrSim sim = withObjects("crate");
     Crate.refuse = true;
-    Msg m = sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
     Crate.refuse = false;
     assertTrue(sim.errors.containsKey(m.id()), "the move is answered with an error: " + sim.replies.get(m.id()));
@@ -182,12 +187,12 @@ class UnencodableObjectTest {
     assertMapAgrees(sim);
     // A delete sent where the move would have taken it is not acknowledged while it lives on (the
     // review's schedule B): the oracle finds it elsewhere and asks to retry.
-    Msg d = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(1)), p(1), ORACLE, p(1)));
+    Msg d = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
-    assertEquals(Msgs.RETRY, sim.replies.get(d.id()).status(), "not OK: " + sim.replies.get(d.id()));
-    Msg d0 = sim.submitAll(sim.msg(new Msgs.DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    assertEquals(CoreReply.Status.RETRY, sim.replies.get(d.id()).status(), "not OK: " + sim.replies.get(d.id()));
+    Msg d0 = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
     sim.settle();
-    assertEquals(Msgs.OK, sim.replies.get(d0.id()).status());
+    assertEquals(CoreReply.Status.OK, sim.replies.get(d0.id()).status());
     assertFalse(sim.held(p(0)).contains(V.value()));
     assertMapAgrees(sim);
   }
@@ -196,7 +201,7 @@ class UnencodableObjectTest {
   void anSsmrCommandOnValuesThatCannotBeShippedIsAnErrorEverywhere() {
     DssmrSim sim = withObjects("crate");
     Crate.refuse = true;
-    Msg m = sim.submitAll(sim.msg(new Msgs.SsmrReq(Command.access(new Peek(), V, W)), p(1), p(0), p(1)));
+    Msg m = sim.submitAll(sim.msg(new SsmrReq(Command.access(new Peek(), V, W)), p(1), p(0), p(1)));
     sim.settle();
     Crate.refuse = false;
     assertTrue(sim.errors.containsKey(m.id()), "an error reply, not a park");
@@ -209,11 +214,11 @@ class UnencodableObjectTest {
     DssmrSim sim = withObjects(null);
     List<Msg> moves = new ArrayList<>();
     // Back and forth, delivered together: the oracle follows each once its source has shipped.
-    moves.add(sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1))));
-    moves.add(sim.submitAll(sim.msg(new Msgs.MoveReq(new ObjId[] {V, W}, p(1), p(0)), p(0), ORACLE, p(0), p(1))));
+    moves.add(sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1))));
+    moves.add(sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V, W}, p(1), p(0)), p(0), ORACLE, p(0), p(1))));
     sim.settle();
     for (Msg m : moves) {
-      assertEquals(Msgs.OK, sim.replies.get(m.id()).status(), String.valueOf(sim.errors.get(m.id())));
+      assertEquals(CoreReply.Status.OK, sim.replies.get(m.id()).status(), String.valueOf(sim.errors.get(m.id())));
     }
     assertEquals(p(0), sim.map().get(V));
     assertEquals(p(0), sim.map().get(W));
