@@ -1,7 +1,7 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import static io.eyrie.oracle.DssmrSim.ORACLE;
-import static io.eyrie.oracle.DssmrSim.p;
+import static io.eyrie.it.DssmrSim.ORACLE;
+import static io.eyrie.it.DssmrSim.p;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +10,7 @@ import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PartitionTable;
 import io.eyrie.core.protocol.Msgs;
-import io.eyrie.oracle.DssmrSim.Msg;
+import io.eyrie.it.DssmrSim.Msg;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

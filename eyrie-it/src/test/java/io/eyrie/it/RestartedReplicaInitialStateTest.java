@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +19,7 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.Waits;
+import io.eyrie.oracle.OracleStateMachine;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

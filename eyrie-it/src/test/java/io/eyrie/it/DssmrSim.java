@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
@@ -15,6 +15,7 @@ import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.GroupStateSnapshot;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,7 +1,7 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import static io.eyrie.oracle.DssmrSim.ORACLE;
-import static io.eyrie.oracle.DssmrSim.p;
+import static io.eyrie.it.DssmrSim.ORACLE;
+import static io.eyrie.it.DssmrSim.p;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,7 +15,7 @@ import io.eyrie.core.protocol.Msgs;
 import io.eyrie.core.protocol.Msgs.CoreReply;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.GroupId;
-import io.eyrie.oracle.DssmrSim.Msg;
+import io.eyrie.it.DssmrSim.Msg;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
