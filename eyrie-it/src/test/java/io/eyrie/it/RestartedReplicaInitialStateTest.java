@@ -48,7 +48,14 @@ class RestartedReplicaInitialStateTest {
     // logs (no automatic snapshot is reached here: the threshold is 20,000 entries).
     return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
         .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).snapshotOnStop(false).build())
-        .app(BankService.with(OracleStateMachine::new)).start();
+        .app(BankService.with(ReadableOracle::new)).start();
+  }
+
+  /** The bank's oracle, with the location of an object in this replica's map readable by the test. */
+  static final class ReadableOracle extends OracleStateMachine {
+    GroupId located(ObjId id) {
+      return locationOf(id);
+    }
   }
 
   /**
@@ -138,6 +145,6 @@ class RestartedReplicaInitialStateTest {
   }
 
   static GroupId locationAt(Node n, ObjId id) {
-    return n.inspect(ORACLE, d -> ((OracleStateMachine) d).locationOf(id));
+    return n.inspect(ORACLE, d -> ((ReadableOracle) d).located(id));
   }
 }
