@@ -420,7 +420,7 @@ class ExecutionAtomicityTest {
 
   private static void assertRefusedAndIdle(DssmrSim sim, Msg m) {
     sim.settle();
-    assertTrue(sim.errors.containsKey(m.id()), "an error reply for " + m.start().payload().length + "-byte message");
+    assertTrue(sim.errors.containsKey(m.id()), "an error reply for " + m.payload().length + "-byte message");
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " is not parked"));
   }
 
