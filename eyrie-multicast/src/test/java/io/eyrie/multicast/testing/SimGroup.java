@@ -15,6 +15,7 @@ import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.GroupStateSnapshot;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * One replica of a group driven by hand, for deterministic simulations of a cluster in other
@@ -58,36 +59,13 @@ public final class SimGroup {
    */
   public record Channel(long first, long next, long expected) {}
 
-  private final GroupId self;
-  private final ClusterConfig cluster;
-  private final DelivererFactory factory;
-  private final Codec codec;
-  private final Replies replies;
   private final GroupState state;
+  /** Creates another replica of the group in its initial state, with the same replies. */
+  private final Supplier<SimGroup> initial;
 
-  private SimGroup(GroupId self, ClusterConfig cluster, DelivererFactory factory, Codec codec, Replies replies) {
-    this.self = self;
-    this.cluster = cluster;
-    this.factory = factory;
-    this.codec = codec;
-    this.replies = replies;
-    // The cluster's groups with their kinds (an oracle's deliverer must tell the oracle from a
-    // partition), all open to clients.
-    state = new GroupState(self, cluster.groups().values(), new TreeSet<>(cluster.groupIds()),
-        factory.create(self, cluster, codec), codec, NO_EXPIRY);
-    state.setListener(new GroupState.Listener() {
-      @Override
-      public void reply(MsgId id, GroupState.Reply r) {
-        if (r.status() == GroupState.OK) {
-          replies.answered(id, codec.decode(r.body()));
-        } else {
-          replies.failed(id, r.status() + ": " + r.error());
-        }
-      }
-
-      @Override
-      public void outboxChanged(GroupId to) {}
-    });
+  private SimGroup(GroupState state, Supplier<SimGroup> initial) {
+    this.state = state;
+    this.initial = initial;
   }
 
   /**
@@ -102,7 +80,24 @@ public final class SimGroup {
    */
   public static SimGroup create(GroupId self, ClusterConfig cluster, DelivererFactory factory, Codec codec,
       Replies replies) {
-    return new SimGroup(self, cluster, factory, codec, replies);
+    // The cluster's groups with their kinds (an oracle's deliverer must tell the oracle from a
+    // partition), all open to clients.
+    GroupState state = new GroupState(self, cluster.groups().values(), new TreeSet<>(cluster.groupIds()),
+        factory.create(self, cluster, codec), codec, NO_EXPIRY);
+    state.setListener(new GroupState.Listener() {
+      @Override
+      public void reply(MsgId id, GroupState.Reply r) {
+        if (r.status() == GroupState.OK) {
+          replies.answered(id, codec.decode(r.body()));
+        } else {
+          replies.failed(id, r.status() + ": " + r.error());
+        }
+      }
+
+      @Override
+      public void outboxChanged(GroupId to) {}
+    });
+    return new SimGroup(state, () -> create(self, cluster, factory, codec, replies));
   }
 
   /** Returns the group's application, for its read-only queries. */
@@ -166,7 +161,7 @@ public final class SimGroup {
   public SimGroup restoredFromSnapshot() {
     Output out = new Output(1 << 16, -1);
     GroupStateSnapshot.write(state, out);
-    SimGroup next = new SimGroup(self, cluster, factory, codec, replies);
+    SimGroup next = initial.get();
     GroupStateSnapshot.read(next.state, new Input(out.toBytes()));
     return next;
   }
