@@ -1,7 +1,5 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import com.esotericsoftware.kryo.io.Input;
-import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.core.Command;
 import io.eyrie.core.protocol.ConsultReq;
 import io.eyrie.core.protocol.CoreReply;
@@ -15,11 +13,8 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
-import io.eyrie.multicast.internal.Wire.ChannelBatch;
-import io.eyrie.multicast.internal.Wire.Start;
-import io.eyrie.multicast.internal.Wire.StartBatch;
-import io.eyrie.multicast.internal.state.GroupState;
-import io.eyrie.multicast.internal.state.GroupStateSnapshot;
+import io.eyrie.multicast.testing.SimGroup;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,10 +25,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A deterministic DS-SMR cluster for replaying schedules: the real {@link GroupState}s of the
- * oracle and the partitions, with the real {@link OracleStateMachine} and a {@link BankServer}
- * in each partition, and group channels that the test ships by hand (or holds). No threads, no
- * time, no Ratis: a group's log is the sequence of entries the test applies to it.
+ * A deterministic DS-SMR cluster for replaying schedules: the real group states of the oracle and
+ * the partitions (through the multicast test jar's {@link SimGroup}), with the real
+ * {@link OracleStateMachine} and a {@link BankServer} in each partition, and group channels that
+ * the test ships by hand (or holds). No threads, no time, no Ratis: a group's log is the sequence
+ * of entries the test applies to it.
  *
  * <p>A client's multicast is a Start applied to each destination when the test says so (a real
  * client submits it to every destination, in no particular order); a consult is the oracle's
@@ -46,7 +42,7 @@ final class DssmrSim {
   final ClusterConfig cluster;
   final Codec codec;
   final DelivererFactory factory;
-  final TreeMap<GroupId, GroupState> groups = new TreeMap<>();
+  final TreeMap<GroupId, SimGroup> groups = new TreeMap<>();
   /** Per channel "from>to": the next sequence number to ship. */
   private final Map<String, Long> sent = new HashMap<>();
   private final Set<String> held = new HashSet<>();
@@ -80,50 +76,42 @@ final class DssmrSim {
     return GroupId.valueOf("p" + i);
   }
 
-  private GroupState fresh(GroupId g) {
-    // The cluster's groups with their kinds: partitions must tell the oracle from a partition.
-    GroupState s = new GroupState(g, cluster.groups().values(), new java.util.TreeSet<>(cluster.groupIds()),
-        factory.create(g, cluster, codec), codec, 1L << 40);
-    s.setListener(new GroupState.Listener() {
+  private SimGroup fresh(GroupId g) {
+    return SimGroup.create(g, cluster, factory, codec, new SimGroup.Replies() {
       @Override
-      public void reply(MsgId id, GroupState.Reply r) {
-        if (r.status() == GroupState.OK) {
-          Object v = codec.decode(r.body());
-          if (v instanceof CoreReply c) {
-            replies.put(id, c);
-          } else {
-            others.put(id, v); // the oracle's answer to an administrative message (a table)
-          }
+      public void answered(MsgId id, Object v) {
+        if (v instanceof CoreReply c) {
+          replies.put(id, c);
         } else {
-          errors.put(id, r.status() + ": " + r.error());
+          others.put(id, v); // the oracle's answer to an administrative message (a table)
         }
       }
 
       @Override
-      public void outboxChanged(GroupId to) {}
+      public void failed(MsgId id, String why) {
+        errors.put(id, why);
+      }
     });
-    return s;
   }
 
-  /** A new message: its id, destinations, reply group and payload; not yet applied anywhere. */
-  record Msg(MsgId id, Start start) {}
+  /** A new message: its id, destinations (sorted), reply group and payload; not yet applied anywhere. */
+  record Msg(MsgId id, GroupId[] dests, GroupId reply, byte[] payload) {}
 
   Msg msg(Object payload, GroupId reply, GroupId... dests) {
-    TreeSet<GroupId> d = new TreeSet<>(List.of(dests));
-    MsgId id = MsgId.valueOf(CLIENT, seq++, 0);
-    return new Msg(id, new Start(id, d.toArray(new GroupId[0]), reply, codec.encode(payload), 0));
+    GroupId[] d = new TreeSet<>(List.of(dests)).toArray(new GroupId[0]);
+    return new Msg(MsgId.valueOf(CLIENT, seq++, 0), d, reply, codec.encode(payload));
   }
 
-  /** Applies a message's Start to some of its destinations (the client's submission reaching them). */
+  /** Applies a message's submission to some of its destinations (the client's request reaching them). */
   void submit(Msg m, GroupId... at) {
     for (GroupId g : at) {
-      groups.get(g).apply(new StartBatch(time++, new Start[] {m.start()}));
+      groups.get(g).submit(time++, m.id(), m.dests(), m.reply(), m.payload());
     }
   }
 
-  /** Applies a message's Start at all its destinations. */
+  /** Applies a message's submission at all its destinations. */
   Msg submitAll(Msg m) {
-    submit(m, m.start().dests());
+    submit(m, m.dests());
     return m;
   }
 
@@ -144,11 +132,10 @@ final class DssmrSim {
     if (held.contains(key)) {
       return false;
     }
-    long[] pos = groups.get(from).channelPositions(to);
-    long start = Math.max(sent.getOrDefault(key, 0L), pos[0]);
-    List<Object> items = start < pos[1] ? groups.get(from).outboxRange(to, start, 1024) : List.of();
-    long ack = pos[2];
-    groups.get(to).apply(new ChannelBatch(from, start, items.toArray(), ack));
+    SimGroup.Channel pos = groups.get(from).channel(to);
+    long start = Math.max(sent.getOrDefault(key, 0L), pos.first());
+    List<Object> items = start < pos.next() ? groups.get(from).outbox(to, start, 1024) : List.of();
+    groups.get(to).receive(from, start, items, pos.expected());
     sent.put(key, start + items.size());
     return !items.isEmpty();
   }
@@ -173,11 +160,7 @@ final class DssmrSim {
    * it resends its outboxes from the oldest unacknowledged item.
    */
   void failOver(GroupId g) {
-    Output out = new Output(1 << 16, -1);
-    GroupStateSnapshot.write(groups.get(g), out);
-    GroupState next = fresh(g);
-    GroupStateSnapshot.read(next, new Input(out.toBytes()));
-    groups.put(g, next);
+    groups.put(g, groups.get(g).restoredFromSnapshot());
     sent.keySet().removeIf(k -> k.startsWith(g + ">"));
   }
 

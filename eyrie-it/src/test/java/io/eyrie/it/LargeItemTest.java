@@ -1,7 +1,7 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import static io.eyrie.oracle.DssmrSim.ORACLE;
-import static io.eyrie.oracle.DssmrSim.p;
+import static io.eyrie.it.DssmrSim.ORACLE;
+import static io.eyrie.it.DssmrSim.p;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,7 +20,8 @@ import io.eyrie.core.protocol.MoveReq;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.oracle.DssmrSim.Msg;
+import io.eyrie.it.DssmrSim.Msg;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

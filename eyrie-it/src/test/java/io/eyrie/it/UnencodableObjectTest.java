@@ -1,7 +1,7 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import static io.eyrie.oracle.DssmrSim.ORACLE;
-import static io.eyrie.oracle.DssmrSim.p;
+import static io.eyrie.it.DssmrSim.ORACLE;
+import static io.eyrie.it.DssmrSim.p;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,7 +23,8 @@ import io.eyrie.core.protocol.DeleteReq;
 import io.eyrie.core.protocol.MoveReq;
 import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.GroupId;
-import io.eyrie.oracle.DssmrSim.Msg;
+import io.eyrie.it.DssmrSim.Msg;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

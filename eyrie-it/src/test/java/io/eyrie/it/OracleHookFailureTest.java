@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +11,7 @@ import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

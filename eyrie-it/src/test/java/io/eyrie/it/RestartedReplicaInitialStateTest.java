@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +19,7 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.Waits;
+import io.eyrie.oracle.OracleStateMachine;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -47,7 +48,14 @@ class RestartedReplicaInitialStateTest {
     // logs (no automatic snapshot is reached here: the threshold is 20,000 entries).
     return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
         .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).snapshotOnStop(false).build())
-        .app(BankService.with(OracleStateMachine::new)).start();
+        .app(BankService.with(ReadableOracle::new)).start();
+  }
+
+  /** The bank's oracle, with the location of an object in this replica's map readable by the test. */
+  static final class ReadableOracle extends OracleStateMachine {
+    GroupId located(ObjId id) {
+      return locationOf(id);
+    }
   }
 
   /**
@@ -137,6 +145,6 @@ class RestartedReplicaInitialStateTest {
   }
 
   static GroupId locationAt(Node n, ObjId id) {
-    return n.inspect(ORACLE, d -> ((OracleStateMachine) d).locationOf(id));
+    return n.inspect(ORACLE, d -> ((ReadableOracle) d).located(id));
   }
 }

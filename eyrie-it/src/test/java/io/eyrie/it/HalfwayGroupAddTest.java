@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +16,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.Waits;
+import io.eyrie.oracle.OracleStateMachine;
 import java.time.Duration;
 import java.util.List;
 import java.util.TreeSet;

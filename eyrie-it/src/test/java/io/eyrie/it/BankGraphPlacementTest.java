@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +11,7 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;

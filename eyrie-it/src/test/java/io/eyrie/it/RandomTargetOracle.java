@@ -1,7 +1,8 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 

@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

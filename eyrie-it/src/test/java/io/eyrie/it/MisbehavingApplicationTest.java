@@ -1,4 +1,4 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +14,7 @@ import io.eyrie.core.Service;
 import io.eyrie.core.StateMachine;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

@@ -1,7 +1,7 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import static io.eyrie.oracle.DssmrSim.ORACLE;
-import static io.eyrie.oracle.DssmrSim.p;
+import static io.eyrie.it.DssmrSim.ORACLE;
+import static io.eyrie.it.DssmrSim.p;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,7 +21,7 @@ import io.eyrie.core.protocol.ReadReq;
 import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.GroupId;
-import io.eyrie.oracle.DssmrSim.Msg;
+import io.eyrie.it.DssmrSim.Msg;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -426,7 +426,7 @@ class ExecutionAtomicityTest {
 
   private static void assertRefusedAndIdle(DssmrSim sim, Msg m) {
     sim.settle();
-    assertTrue(sim.errors.containsKey(m.id()), "an error reply for " + m.start().payload().length + "-byte message");
+    assertTrue(sim.errors.containsKey(m.id()), "an error reply for " + m.payload().length + "-byte message");
     sim.groups.forEach((g, s) -> assertEquals(0, s.queuedCount(), g + " is not parked"));
   }
 

@@ -1,9 +1,10 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
 import io.eyrie.core.Client;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.oracle.OracleStateMachine;
 import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */

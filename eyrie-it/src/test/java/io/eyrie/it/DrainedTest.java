@@ -1,7 +1,7 @@
-package io.eyrie.oracle;
+package io.eyrie.it;
 
-import static io.eyrie.oracle.DssmrSim.ORACLE;
-import static io.eyrie.oracle.DssmrSim.p;
+import static io.eyrie.it.DssmrSim.ORACLE;
+import static io.eyrie.it.DssmrSim.p;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,7 +14,7 @@ import io.eyrie.core.protocol.CreateReq;
 import io.eyrie.core.protocol.MoveReq;
 import io.eyrie.core.protocol.PartitionChange;
 import io.eyrie.core.protocol.PartitionTableReq;
-import io.eyrie.oracle.DssmrSim.Msg;
+import io.eyrie.it.DssmrSim.Msg;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
