@@ -2,7 +2,7 @@ package io.eyrie.bench;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.AccessReq;
 import io.eyrie.multicast.Codec;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -36,8 +36,8 @@ public class CodecBenchmark {
   public void setup() {
     codec = new Codec(BenchTypes.registry());
     value = switch (message) {
-      case "access1" -> new Msgs.AccessReq(Command.access(new BenchTypes.Op("deposit", 10), BenchTypes.ids(1)));
-      case "access8" -> new Msgs.AccessReq(Command.access(new BenchTypes.Op("transfer", 10), BenchTypes.ids(8)));
+      case "access1" -> new AccessReq(Command.access(new BenchTypes.Op("deposit", 10), BenchTypes.ids(1)));
+      case "access8" -> new AccessReq(Command.access(new BenchTypes.Op("transfer", 10), BenchTypes.ids(8)));
       case "account" -> new BenchTypes.Account(ObjId.valueOf(42), 1_000_000);
       case "user50" -> BenchTypes.user(42, 50);
       default -> throw new IllegalArgumentException("unknown message " + message);

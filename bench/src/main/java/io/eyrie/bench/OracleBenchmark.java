@@ -2,7 +2,9 @@ package io.eyrie.bench;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.ExecutionContext;
@@ -41,7 +43,7 @@ public class OracleBenchmark {
 
   private static final int COMMANDS = 1024;
   private OracleStateMachine oracle;
-  private Msgs.ConsultReq[] consults;
+  private ConsultReq[] consults;
   private int next;
 
   /** Builds the oracle state and a ring of consult requests over random existing objects. */
@@ -57,20 +59,20 @@ public class OracleBenchmark {
     oracle.init(self, b.build(), new Codec(BenchTypes.registry()));
     BenchTypes.Op op = new BenchTypes.Op("create", 0);
     for (long i = 0; i < tracked; i++) {
-      Object create = new Msgs.SsmrReq(Command.create(ObjId.valueOf(i), op));
+      Object create = new SsmrReq(Command.create(ObjId.valueOf(i), op));
       oracle.deliver(new ApplyContext(self, create));
     }
     ThreadLocalRandom r = ThreadLocalRandom.current();
-    consults = new Msgs.ConsultReq[COMMANDS];
+    consults = new ConsultReq[COMMANDS];
     for (int c = 0; c < COMMANDS; c++) {
       ObjId[] ids = new ObjId[objects];
       for (int i = 0; i < objects; i++) {
         ids[i] = ObjId.valueOf(r.nextLong(tracked));
       }
-      consults[c] = new Msgs.ConsultReq(Command.access(new BenchTypes.Op("transfer", 1), ids));
+      consults[c] = new ConsultReq(Command.access(new BenchTypes.Op("transfer", 1), ids));
     }
     Object check = oracle.query(consults[0]);
-    if (!(check instanceof Msgs.Prophecy p) || p.status() != Msgs.RETRY) {
+    if (!(check instanceof Prophecy p) || p.status() != Prophecy.Status.RETRY) {
       throw new IllegalStateException("oracle not filled: " + check);
     }
   }

@@ -2,7 +2,7 @@ package io.eyrie.core;
 
 import io.eyrie.core.internal.ObjectEncoding;
 import io.eyrie.core.internal.ObjectStore;
-import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.CoreReply;
 import io.eyrie.multicast.Codec;
 import java.util.Map;
 

@@ -1,7 +1,12 @@
 package io.eyrie.core;
 
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.PartitionStatsReply;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
@@ -76,13 +81,13 @@ public final class LocalService {
   /** Creates an object ({@link Client#sendCreate}). */
   public Reply create(Command command) {
     check(command, Command.Kind.CREATE);
-    return outcome(run(new Msgs.CreateReq(command, PARTITION), ORACLE, PARTITION), command);
+    return outcome(run(new CreateReq(command, PARTITION), ORACLE, PARTITION), command);
   }
 
   /** Deletes an object ({@link Client#sendDelete}). */
   public Reply delete(Command command) {
     check(command, Command.Kind.DELETE);
-    return outcome(run(new Msgs.DeleteReq(command, PARTITION), ORACLE, PARTITION), command);
+    return outcome(run(new DeleteReq(command, PARTITION), ORACLE, PARTITION), command);
   }
 
   /** Runs an access command through the log ({@link Client#sendAccess}). */
@@ -90,8 +95,8 @@ public final class LocalService {
     check(command, Command.Kind.ACCESS);
     Command c = command;
     for (int round = 0; round < MAX_ROUNDS; round++) {
-      CoreReply r = run(new Msgs.AccessReq(c), PARTITION);
-      if (r.status() != Msgs.RETRY) {
+      CoreReply r = run(new AccessReq(c), PARTITION);
+      if (r.status() != CoreReply.Status.RETRY) {
         return outcome(r, c);
       }
       if (r.extra() == null || r.extra().length == 0) {
@@ -109,11 +114,11 @@ public final class LocalService {
    */
   public Reply read(Command command) {
     check(command, Command.Kind.ACCESS);
-    CoreReply r = (CoreReply) roundTrip(partition.query(roundTrip(new Msgs.ReadReq(command))));
-    if (r.status() == Msgs.RETRY && (r.extra() == null || r.extra().length == 0)) {
+    CoreReply r = (CoreReply) roundTrip(partition.query(roundTrip(new ReadReq(command))));
+    if (r.status() == CoreReply.Status.RETRY && (r.extra() == null || r.extra().length == 0)) {
       return Reply.notFound(missing(command));
     }
-    if (r.status() == Msgs.RETRY || r.status() == Msgs.BUSY) {
+    if (r.status() == CoreReply.Status.RETRY || r.status() == CoreReply.Status.BUSY) {
       // A cluster's client sends it through the log then, as this does.
       return access(command);
     }
@@ -122,7 +127,7 @@ public final class LocalService {
 
   /** Returns the ids of the objects the partition holds, in order. */
   public List<ObjId> objectIds() {
-    Msgs.PartitionStatsReply s = (Msgs.PartitionStatsReply) partition.query(new Msgs.StatsReq(true));
+    PartitionStatsReply s = (PartitionStatsReply) partition.query(new StatsReq(true));
     List<ObjId> out = new ArrayList<>();
     for (long id : s.objectIds()) {
       out.add(ObjId.valueOf(id));
@@ -169,11 +174,11 @@ public final class LocalService {
 
   private static Reply outcome(CoreReply r, Command c) {
     return switch (r.status()) {
-      case Msgs.OK -> Reply.ok(r.value());
-      case Msgs.NOT_FOUND -> Reply.notFound(r.extra()[0]);
-      case Msgs.EXISTS -> Reply.exists(r.extra()[0]);
-      case Msgs.REFUSED -> Reply.refused(String.valueOf(r.value()));
-      default -> throw new IllegalStateException("unexpected reply status " + r.status() + " to " + c.kind()
+      case OK -> Reply.ok(r.value());
+      case NOT_FOUND -> Reply.notFound(r.extra()[0]);
+      case EXISTS -> Reply.exists(r.extra()[0]);
+      case REFUSED -> Reply.refused(String.valueOf(r.value()));
+      case RETRY, BUSY -> throw new IllegalStateException("unexpected reply status " + r.status() + " to " + c.kind()
           + " of " + c.objects());
     };
   }

@@ -6,14 +6,17 @@ import io.eyrie.core.internal.ObjectEncoding;
 import io.eyrie.core.internal.ObjectLocks;
 import io.eyrie.core.internal.ObjectStore;
 import io.eyrie.core.internal.TableChanges;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.AccessReq;
-import io.eyrie.core.protocol.Msgs.Begun;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.CreateReq;
-import io.eyrie.core.protocol.Msgs.DeleteReq;
-import io.eyrie.core.protocol.Msgs.MoveReq;
-import io.eyrie.core.protocol.Msgs.SsmrReq;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.PartitionChange;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SamplesReq;
+import io.eyrie.core.protocol.SsmrReq;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.core.protocol.Validation;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
@@ -92,7 +95,7 @@ final class PartitionServer implements Deliverer {
       }
       return Execution.error(invalid);
     }
-    if (p instanceof Msgs.PartitionChange) {
+    if (p instanceof PartitionChange) {
       // The oracle decides the change and sends the table it leaves; until then moves out of
       // here wait, so that none ships into a partition just retired.
       tables.delivered(ctx.id());
@@ -142,7 +145,7 @@ final class PartitionServer implements Deliverer {
   public Execution resume(ExecutionContext ctx) {
     Object p = ctx.payload();
     locks.release(objectsOf(p));
-    if (p instanceof Msgs.PartitionChange) {
+    if (p instanceof PartitionChange) {
       // Whatever the oracle did, the change no longer holds moves back; a change the oracle
       // abandoned (a reused message id) changed no table.
       tables.ended(ctx.id());
@@ -186,13 +189,13 @@ final class PartitionServer implements Deliverer {
 
   @Override
   public Object query(Object query) {
-    if (query instanceof Msgs.ReadReq r) {
+    if (query instanceof ReadReq r) {
       return read(r.cmd());
     }
-    if (query instanceof Msgs.SamplesReq) {
+    if (query instanceof SamplesReq) {
       return sampler.drain();
     }
-    if (query instanceof Msgs.StatsReq r) {
+    if (query instanceof StatsReq r) {
       return store.stats(r.withObjects());
     }
     throw new IllegalArgumentException("a partition answers no " + (query == null ? null : query.getClass().getSimpleName()));

@@ -2,10 +2,9 @@ package io.eyrie.core;
 
 import io.eyrie.core.internal.ObjectEncoding;
 import io.eyrie.core.internal.ObjectStore;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.Begun;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.Verdict;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.Verdict;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import java.util.Collection;
@@ -86,15 +85,16 @@ final class PendingCreates {
   CoreReply create(ExecutionContext ctx, Command cmd) {
     Verdict v = verdict(ctx);
     PRObject made = creating.remove(cmd.target());
-    if (v.status() == Msgs.REFUSED) {
-      return refused(v.reason());
-    }
-    if (v.status() == Msgs.RETRY) {
-      return CoreReply.retry(null);
-    }
-    if (v.status() != Msgs.OK) {
-      return CoreReply.exists(cmd.target());
-    }
+    return switch (v.status()) {
+      case REFUSED -> refused(v.reason());
+      case RETRY -> CoreReply.retry(null);
+      case NOK -> CoreReply.exists(cmd.target());
+      case OK -> placed(v, made, cmd);
+    };
+  }
+
+  /** Installs the object made for a create that the oracle placed, if it placed it here. */
+  private CoreReply placed(Verdict v, PRObject made, Command cmd) {
     if (!self.equals(v.location())) {
       return CoreReply.ok(null);
     }
@@ -115,25 +115,29 @@ final class PendingCreates {
    */
   CoreReply delete(ExecutionContext ctx, Command cmd) {
     Verdict v = verdict(ctx);
-    if (v.status() == Msgs.REFUSED) {
-      return refused(v.reason());
-    }
-    if (v.status() == Msgs.OK) {
-      PRObject gone = store.remove(cmd.target());
-      if (gone != null) {
-        try {
-          runner.deleted(gone, cmd);
-        } catch (VirtualMachineError e) {
-          throw e;
-        } catch (Throwable t) {
-          // The delete happened (the oracle has forgotten the object, and so has this partition):
-          // the hook's failure is the application's to hear about, not the client's.
-          LOG.warn("{}: objectDeleted failed on {} (the delete took effect): {}", self, cmd.target(), t.toString());
-        }
+    return switch (v.status()) {
+      case REFUSED -> refused(v.reason());
+      case RETRY -> CoreReply.retry(null);
+      case NOK -> CoreReply.notFound(cmd.target());
+      case OK -> removed(cmd);
+    };
+  }
+
+  /** Removes the object the oracle has forgotten, if it is here, and tells the application. */
+  private CoreReply removed(Command cmd) {
+    PRObject gone = store.remove(cmd.target());
+    if (gone != null) {
+      try {
+        runner.deleted(gone, cmd);
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (Throwable t) {
+        // The delete happened (the oracle has forgotten the object, and so has this partition):
+        // the hook's failure is the application's to hear about, not the client's.
+        LOG.warn("{}: objectDeleted failed on {} (the delete took effect): {}", self, cmd.target(), t.toString());
       }
-      return CoreReply.ok(null);
     }
-    return v.status() == Msgs.RETRY ? CoreReply.retry(null) : CoreReply.notFound(cmd.target());
+    return CoreReply.ok(null);
   }
 
   /**
@@ -143,7 +147,7 @@ final class PendingCreates {
    */
   private Verdict verdict(ExecutionContext ctx) {
     if (!ctx.abandonedBy().isEmpty()) {
-      return new Verdict(Msgs.REFUSED, null, "its message id was reused with other content; " + ctx.abandonedBy()
+      return new Verdict(Verdict.Status.REFUSED, null, "its message id was reused with other content; " + ctx.abandonedBy()
           + " did not execute it");
     }
     return (Verdict) ctx.received(oracle).get(0);

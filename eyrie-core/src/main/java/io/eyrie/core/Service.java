@@ -1,6 +1,6 @@
 package io.eyrie.core;
 
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Deliverer;
@@ -90,7 +90,7 @@ public final class Service implements NodeApp {
   /** A partition or the oracle answers this query once it serves reads (its counters; cheap). */
   @Override
   public Object readinessQuery() {
-    return new Msgs.StatsReq(false);
+    return new StatsReq(false);
   }
 
   /** Builds a {@link Service}. */

@@ -7,8 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.internal.AccessSampler;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Observed;
+import io.eyrie.core.protocol.PartitionChange;
+import io.eyrie.core.protocol.PartitionStatsReply;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SamplesReq;
+import io.eyrie.core.protocol.SsmrReq;
+import io.eyrie.core.protocol.StatsReq;
+import io.eyrie.core.protocol.Values;
+import io.eyrie.core.protocol.Verdict;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Execution;
@@ -184,24 +197,24 @@ class PartitionServerTest {
 
   /** Creates an object at a partition, playing the oracle's part (Begun, then an OK verdict). */
   void create(PartitionServer s, GroupId at, long id, long value) {
-    Msgs.CreateReq req = new Msgs.CreateReq(Command.create(id(id), value), at);
+    CreateReq req = new CreateReq(Command.create(id(id), value), at);
     FakeExecutionContext c = ctx(at, req, at, ORACLE, at);
     Execution e = s.deliver(c);
     assertEquals(java.util.Set.of(ORACLE), e.awaited(), "a create waits for the oracle");
-    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(at))), c.sent(),
+    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Begun(at))), c.sent(),
         "the partition tells the oracle it has begun the create (execution atomicity)");
-    c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, at));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(c).replyValue()).status());
+    c.receive(ORACLE, new Verdict(Verdict.Status.OK, at));
+    assertEquals(CoreReply.Status.OK, ((CoreReply) s.resume(c).replyValue()).status());
   }
 
   @Test
   void accessExecutesLocallyAndRetriesWhenAnObjectIsElsewhere() {
     PartitionServer s = server(P0);
     create(s, P0, 1, 10);
-    Execution e = s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(1))), P0, P0));
+    Execution e = s.deliver(ctx(P0, new AccessReq(Command.access(new Add(5), id(1))), P0, P0));
     assertEquals(15L, ((CoreReply) e.replyValue()).value());
-    Execution miss = s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(1), id(2))), P0, P0));
-    assertEquals(Msgs.RETRY, ((CoreReply) miss.replyValue()).status(), "object 2 is not here: the proxy must retry");
+    Execution miss = s.deliver(ctx(P0, new AccessReq(Command.access(new Add(5), id(1), id(2))), P0, P0));
+    assertEquals(CoreReply.Status.RETRY, ((CoreReply) miss.replyValue()).status(), "object 2 is not here: the proxy must retry");
     assertEquals(15L, ((Counter) s.object(id(1))).value, "the retried command changed nothing");
   }
 
@@ -211,23 +224,23 @@ class PartitionServerTest {
     create(s, P0, 1, 0);
     create(s, P0, 2, 0);
     for (int i = 0; i < 4 * AccessSampler.SAMPLE_EVERY; i++) {
-      s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1), id(2))), P0, P0));
-      s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1))), P0, P0)); // one object: no edge
+      s.deliver(ctx(P0, new AccessReq(Command.access(new Add(1), id(1), id(2))), P0, P0));
+      s.deliver(ctx(P0, new AccessReq(Command.access(new Add(1), id(1))), P0, P0)); // one object: no edge
     }
-    Msgs.Observed o = (Msgs.Observed) s.query(new Msgs.SamplesReq());
+    Observed o = (Observed) s.query(new SamplesReq());
     assertEquals(4, o.accesses().size(), "one in " + AccessSampler.SAMPLE_EVERY + " of the two-object commands");
     assertArrayEquals(new long[] {1, 2}, o.accesses().get(0));
     assertEquals(AccessSampler.SAMPLE_EVERY, o.weight(), "each sample stands for that many commands");
-    assertTrue(((Msgs.Observed) s.query(new Msgs.SamplesReq())).accesses().isEmpty(), "handed over once");
+    assertTrue(((Observed) s.query(new SamplesReq())).accesses().isEmpty(), "handed over once");
   }
 
   @Test
   void applicationRetryCarriesTheExtraObjects() {
     PartitionServer s = server(P0);
     create(s, P0, 1, 0);
-    CoreReply r = (CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Widen(7), id(1))), P0, P0))
+    CoreReply r = (CoreReply) s.deliver(ctx(P0, new AccessReq(Command.access(new Widen(7), id(1))), P0, P0))
         .replyValue();
-    assertEquals(Msgs.RETRY, r.status());
+    assertEquals(CoreReply.Status.RETRY, r.status());
     assertArrayEquals(new ObjId[] {id(7)}, r.extra());
   }
 
@@ -236,16 +249,16 @@ class PartitionServerTest {
     PartitionServer src = server(P0);
     PartitionServer dst = server(P1);
     create(src, P0, 1, 10);
-    Msgs.MoveReq m = new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1);
+    MoveReq m = new MoveReq(new ObjId[] {id(1)}, P0, P1);
     FakeExecutionContext atSrc = ctx(P0, m, P1, ORACLE, P0, P1);
-    assertEquals(Msgs.OK, ((CoreReply) src.deliver(atSrc).replyValue()).status());
+    assertEquals(CoreReply.Status.OK, ((CoreReply) src.deliver(atSrc).replyValue()).status());
     assertFalse(src.localIds().contains(id(1)), "the source gave the object up");
     FakeExecutionContext atDst = ctx(P1, m, P1, ORACLE, P0, P1);
     assertEquals(java.util.Set.of(P0), dst.deliver(atDst).awaited(), "the destination waits for the values");
     atSrc.forwardTo(atDst);
-    assertEquals(Msgs.OK, ((CoreReply) dst.resume(atDst).replyValue()).status());
+    assertEquals(CoreReply.Status.OK, ((CoreReply) dst.resume(atDst).replyValue()).status());
     assertEquals(10L, ((Counter) dst.object(id(1))).value);
-    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P1))), atDst.sent(),
+    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Begun(P1))), atDst.sent(),
         "the destination tells the oracle it has the objects, so that its map follows");
   }
 
@@ -259,14 +272,14 @@ class PartitionServerTest {
     PartitionServer src = server(P0);
     create(src, P0, 1, 10);
     create(src, P0, 2, 20);
-    FakeExecutionContext change = ctx(P0, new Msgs.PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
+    FakeExecutionContext change = ctx(P0, new PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
     assertEquals(java.util.Set.of(ORACLE), src.deliver(change).awaited(), "waits for the oracle's table");
-    Msgs.MoveReq m = new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1);
+    MoveReq m = new MoveReq(new ObjId[] {id(1)}, P0, P1);
     FakeExecutionContext blocked = ctx(P0, m, P1, ORACLE, P0, P1);
     assertTrue(src.deliver(blocked).isBlocked(), "a move out waits for the table");
     // It claims its object meanwhile: a delete of it delivered after it waits behind it (else
     // the delete would hold the object the move needs, while the oracle's chain puts the move first).
-    FakeExecutionContext del = ctx(P0, new Msgs.DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    FakeExecutionContext del = ctx(P0, new DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
     assertTrue(src.deliver(del).isBlocked(), "the delete keeps its place behind the move");
     TreeMap<GroupId, PartitionTable.State> states = new TreeMap<>();
     states.put(P0, PartitionTable.State.ACTIVE);
@@ -276,7 +289,7 @@ class PartitionServerTest {
     Execution e = src.deliver(blocked);
     assertTrue(e.isError() && e.errorMessage().contains("retired"), String.valueOf(e.errorMessage()));
     assertTrue(src.localIds().contains(id(1)), "the object stays");
-    Msgs.Values v = (Msgs.Values) blocked.sent().get(0).item();
+    Values v = (Values) blocked.sent().get(0).item();
     assertTrue(v.error() != null && blocked.sent().get(0).to().equals(P1), "the destination is told, not left waiting");
     // The destination answers the client RETRY, not an error: the consult that chose it came
     // before the retirement, so the client asks the oracle again (the command does not fail).
@@ -286,14 +299,14 @@ class PartitionServerTest {
     blocked.forwardTo(atDst);
     Execution answered = dst.resume(atDst);
     assertFalse(answered.isError(), String.valueOf(answered.errorMessage()));
-    assertEquals(Msgs.RETRY, ((CoreReply) answered.replyValue()).status());
+    assertEquals(CoreReply.Status.RETRY, ((CoreReply) answered.replyValue()).status());
     assertTrue(dst.localIds().isEmpty(), "nothing arrived");
-    Msgs.Begun told = (Msgs.Begun) atDst.sent().get(0).item();
+    Begun told = (Begun) atDst.sent().get(0).item();
     assertTrue(told.refusal() != null && told.refusal().contains("retired"), "the oracle's map stays: " + told);
     // A replica restored from a snapshot knows the table too.
     PartitionServer restored = server(P0);
     restored.restore(src.snapshot());
-    FakeExecutionContext other = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(2)}, P0, P1), P1, ORACLE, P0, P1);
+    FakeExecutionContext other = ctx(P0, new MoveReq(new ObjId[] {id(2)}, P0, P1), P1, ORACLE, P0, P1);
     Execution r = restored.deliver(other);
     assertTrue(r.isError() && r.errorMessage().contains("retired"), String.valueOf(r.errorMessage()));
   }
@@ -308,18 +321,18 @@ class PartitionServerTest {
   void anAbandonedPartitionChangeOrCreateEndsCleanly() {
     PartitionServer s = server(P0);
     create(s, P0, 1, 10);
-    FakeExecutionContext change = ctx(P0, new Msgs.PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
+    FakeExecutionContext change = ctx(P0, new PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
     s.deliver(change);
     change.abandon(ORACLE);
     assertFalse(s.resume(change).isError());
-    FakeExecutionContext move = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
-    assertEquals(Msgs.OK, ((CoreReply) s.deliver(move).replyValue()).status(), "moves out are not held back");
+    FakeExecutionContext move = ctx(P0, new MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
+    assertEquals(CoreReply.Status.OK, ((CoreReply) s.deliver(move).replyValue()).status(), "moves out are not held back");
 
-    FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(5), 3L), P0), P0, ORACLE, P0);
+    FakeExecutionContext c = ctx(P0, new CreateReq(Command.create(id(5), 3L), P0), P0, ORACLE, P0);
     s.deliver(c);
     c.abandon(ORACLE);
     CoreReply r = (CoreReply) s.resume(c).replyValue();
-    assertEquals(Msgs.REFUSED, r.status(), String.valueOf(r.value()));
+    assertEquals(CoreReply.Status.REFUSED, r.status(), String.valueOf(r.value()));
     assertNull(s.object(id(5)));
     create(s, P0, 5, 4);
     assertEquals(4, ((Counter) s.object(id(5))).value, "a later create of it is made afresh");
@@ -331,7 +344,7 @@ class PartitionServerTest {
     PartitionServer b = server(P1);
     create(a, P0, 1, 10);
     create(b, P1, 2, 20);
-    Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(2)));
+    SsmrReq req = new SsmrReq(Command.access(new Add(1), id(1), id(2)));
     FakeExecutionContext ca = ctx(P0, req, P0, P0, P1);
     FakeExecutionContext cb = ctx(P1, req, P0, P0, P1);
     assertTrue(a.deliver(ca).isResumeLater(), "waits off the queue");
@@ -355,19 +368,19 @@ class PartitionServerTest {
     PartitionServer s = server(P0);
     create(s, P0, 1, 10);
     create(s, P0, 2, 20);
-    Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9)));
+    SsmrReq req = new SsmrReq(Command.access(new Add(1), id(1), id(9)));
     FakeExecutionContext z = ctx(P0, req, P0, P0, P1);
     assertEquals(java.util.Set.of(P1), s.deliver(z).awaited());
-    FakeExecutionContext other = ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(2))), P0, P0);
+    FakeExecutionContext other = ctx(P0, new AccessReq(Command.access(new Add(5), id(2))), P0, P0);
     assertEquals(25L, ((CoreReply) s.deliver(other).replyValue()).value(), "object 2 is not held");
-    FakeExecutionContext a = ctx(P0, new Msgs.AccessReq(Command.access(new Add(100), id(1))), P0, P0);
+    FakeExecutionContext a = ctx(P0, new AccessReq(Command.access(new Add(100), id(1))), P0, P0);
     assertTrue(s.deliver(a).isBlocked(), "object 1 is held by the S-SMR access");
     assertEquals(List.of(), a.sent());
-    FakeExecutionContext b = ctx(P0, new Msgs.AccessReq(Command.access(new Add(1000), id(2), id(1))), P0, P0);
+    FakeExecutionContext b = ctx(P0, new AccessReq(Command.access(new Add(1000), id(2), id(1))), P0, P0);
     assertTrue(s.deliver(b).isBlocked());
-    FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(2))), P0, P0);
+    FakeExecutionContext c = ctx(P0, new AccessReq(Command.access(new Add(1), id(2))), P0, P0);
     assertTrue(s.deliver(c).isBlocked(), "object 2 is claimed by b, delivered before c");
-    FakeExecutionContext mv = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(9)}, P0, P1), P1, ORACLE, P0, P1);
+    FakeExecutionContext mv = ctx(P0, new MoveReq(new ObjId[] {id(9)}, P0, P1), P1, ORACLE, P0, P1);
     assertTrue(s.deliver(mv).isBlocked(), "a move of a held object, absent here, waits too");
 
     PartitionServer t = server(P0);
@@ -378,7 +391,7 @@ class PartitionServerTest {
     }
     TreeMap<ObjId, PRObject> nine = new TreeMap<>();
     nine.put(id(9), new Counter(id(9), 0));
-    z.receive(P1, Msgs.Values.of(nine));
+    z.receive(P1, Values.of(nine));
     for (PartitionServer x : List.of(s, t)) {
       assertEquals(11L, ((CoreReply) x.resume(z).replyValue()).value(), "11 + 0");
       assertEquals(111L, ((CoreReply) x.deliver(a).replyValue()).value(), "a runs after the access");
@@ -389,7 +402,7 @@ class PartitionServerTest {
 
   static CoreReply read(PartitionServer s, Object op, long... ids) {
     ObjId[] objs = java.util.Arrays.stream(ids).mapToObj(ObjId::valueOf).toArray(ObjId[]::new);
-    return (CoreReply) s.query(new Msgs.ReadReq(Command.access(op, objs)));
+    return (CoreReply) s.query(new ReadReq(Command.access(op, objs)));
   }
 
   /**
@@ -408,30 +421,30 @@ class PartitionServerTest {
     byte[] before = s.snapshot();
     assertEquals(30L, read(s, new Sum(), 1, 2).value());
     assertArrayEquals(before, s.snapshot(), "a read changes nothing replicated, not even the counters");
-    assertEquals(Msgs.RETRY, read(s, new Sum(), 1, 7).status(), "object 7 is not here");
+    assertEquals(CoreReply.Status.RETRY, read(s, new Sum(), 1, 7).status(), "object 7 is not here");
     assertArrayEquals(new ObjId[] {id(7)}, read(s, new Widen(7), 1).extra(), "the application asks for more");
     assertEquals(false, read(s, new Peek(2), 1).value(), "a read sees only its declared objects, as through the log");
 
-    FakeExecutionContext z = ctx(P0, new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1);
+    FakeExecutionContext z = ctx(P0, new SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1);
     assertEquals(java.util.Set.of(P1), s.deliver(z).awaited());
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 1).status(), "object 1 is held by the waiting S-SMR access");
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 9).status(), "so is 9, absent here: busy, not a retry");
+    assertEquals(CoreReply.Status.BUSY, read(s, new Sum(), 1).status(), "object 1 is held by the waiting S-SMR access");
+    assertEquals(CoreReply.Status.BUSY, read(s, new Sum(), 9).status(), "so is 9, absent here: busy, not a retry");
     assertEquals(20L, read(s, new Sum(), 2).value(), "object 2 is free");
-    FakeExecutionContext b = ctx(P0, new Msgs.AccessReq(Command.access(new Add(100), id(2), id(1))), P0, P0);
+    FakeExecutionContext b = ctx(P0, new AccessReq(Command.access(new Add(100), id(2), id(1))), P0, P0);
     assertTrue(s.deliver(b).isBlocked());
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 2).status(), "object 2 is claimed by the blocked b");
+    assertEquals(CoreReply.Status.BUSY, read(s, new Sum(), 2).status(), "object 2 is claimed by the blocked b");
     assertEquals(30L, read(s, new Sum(), 3).value());
 
     TreeMap<ObjId, PRObject> nine = new TreeMap<>();
     nine.put(id(9), new Counter(id(9), 0));
-    z.receive(P1, Msgs.Values.of(nine));
+    z.receive(P1, Values.of(nine));
     assertEquals(11L, ((CoreReply) s.resume(z).replyValue()).value());
-    assertEquals(Msgs.BUSY, read(s, new Sum(), 1).status(), "no longer held, but b, delivered before, waits for 1");
+    assertEquals(CoreReply.Status.BUSY, read(s, new Sum(), 1).status(), "no longer held, but b, delivered before, waits for 1");
     assertEquals(131L, ((CoreReply) s.deliver(b).replyValue()).value(), "b runs: 120 + 11");
     assertEquals(131L, read(s, new Sum(), 1, 2).value(), "the read sees the access and b");
 
-    assertEquals(Msgs.BUSY, read(s, new Sum(true), 3).status(), "the application failed: the log reports it");
-    assertEquals(Msgs.BUSY, ((CoreReply) s.query(new Msgs.ReadReq(Command.delete(id(1), null)))).status(),
+    assertEquals(CoreReply.Status.BUSY, read(s, new Sum(true), 3).status(), "the application failed: the log reports it");
+    assertEquals(CoreReply.Status.BUSY, ((CoreReply) s.query(new ReadReq(Command.delete(id(1), null)))).status(),
         "only an access is read");
   }
 
@@ -441,37 +454,37 @@ class PartitionServerTest {
     PartitionServer s = server(P0);
     create(s, P0, 1, 10);
     create(s, P0, 2, 20);
-    assertEquals(Boolean.TRUE, ((CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(
+    assertEquals(Boolean.TRUE, ((CoreReply) s.deliver(ctx(P0, new AccessReq(
         Command.access(new Peek(2), id(1), id(2))), P0, P0)).replyValue()).value());
-    assertEquals(Boolean.FALSE, ((CoreReply) s.deliver(ctx(P0, new Msgs.AccessReq(
+    assertEquals(Boolean.FALSE, ((CoreReply) s.deliver(ctx(P0, new AccessReq(
         Command.access(new Peek(2), id(1))), P0, P0)).replyValue()).value(), "object 2 is not declared");
   }
 
   @Test
   void createAndDeleteFollowTheOraclesVerdict() {
     PartitionServer s = server(P0);
-    Msgs.CreateReq req = new Msgs.CreateReq(Command.create(id(3), 1L), P0);
+    CreateReq req = new CreateReq(Command.create(id(3), 1L), P0);
     FakeExecutionContext c = ctx(P0, req, P0, ORACLE, P0);
     s.deliver(c);
-    c.receive(ORACLE, new Msgs.Verdict(Msgs.NOK, P1));
-    assertEquals(Msgs.EXISTS, ((CoreReply) s.resume(c).replyValue()).status(), "the oracle knows it elsewhere");
+    c.receive(ORACLE, new Verdict(Verdict.Status.NOK, P1));
+    assertEquals(CoreReply.Status.EXISTS, ((CoreReply) s.resume(c).replyValue()).status(), "the oracle knows it elsewhere");
     assertNull(s.object(id(3)));
 
     create(s, P0, 3, 1);
-    Msgs.DeleteReq del = new Msgs.DeleteReq(Command.delete(id(3), null), P0);
+    DeleteReq del = new DeleteReq(Command.delete(id(3), null), P0);
     FakeExecutionContext d = ctx(P0, del, P0, ORACLE, P0);
     assertTrue(s.deliver(d).isResumeLater(), "waits for the verdict off the queue, holding the object");
-    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Msgs.Begun(P0))), d.sent());
-    d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status());
+    assertEquals(List.of(new FakeExecutionContext.Sent(ORACLE, new Begun(P0))), d.sent());
+    d.receive(ORACLE, new Verdict(Verdict.Status.OK, P0));
+    assertEquals(CoreReply.Status.OK, ((CoreReply) s.resume(d).replyValue()).status());
     assertNull(s.object(id(3)));
     assertEquals(List.of(id(3)), ((CounterServer) s.app()).deleted, "the delete hook saw the object");
 
     FakeExecutionContext again = ctx(P0, del, P0, ORACLE, P0);
     s.deliver(again);
-    again.receive(ORACLE, new Msgs.Verdict(Msgs.NOK, null));
+    again.receive(ORACLE, new Verdict(Verdict.Status.NOK, null));
     CoreReply r = (CoreReply) s.resume(again).replyValue();
-    assertEquals(Msgs.NOT_FOUND, r.status(), "deleting an absent object says so");
+    assertEquals(CoreReply.Status.NOT_FOUND, r.status(), "deleting an absent object says so");
     assertArrayEquals(new ObjId[] {id(3)}, r.extra(), "and names it");
   }
 
@@ -485,15 +498,15 @@ class PartitionServerTest {
     for (long bad : new long[] {-1L, 13L, 14L, 15L}) {
       PartitionServer s = server(P0);
       long id = 4;
-      FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(id), bad), P0), P0, ORACLE, P0);
+      FakeExecutionContext c = ctx(P0, new CreateReq(Command.create(id(id), bad), P0), P0, ORACLE, P0);
       assertTrue(s.deliver(c).isResumeLater(), "it still waits for the oracle's verdict");
-      Msgs.Begun b = (Msgs.Begun) c.sent().get(0).item();
+      Begun b = (Begun) c.sent().get(0).item();
       assertTrue(b.refusal() != null, "value " + bad + ": the refusal goes with Begun");
       assertTrue(b.refusal().contains(bad == -1L ? "cannot be encoded" : bad == 13L ? "unlucky" : bad == 14L ? "id #5"
           : "cannot be decoded"), b.refusal());
-      c.receive(ORACLE, new Msgs.Verdict(Msgs.REFUSED, null, b.refusal()));
+      c.receive(ORACLE, new Verdict(Verdict.Status.REFUSED, null, b.refusal()));
       CoreReply r = (CoreReply) s.resume(c).replyValue();
-      assertEquals(Msgs.REFUSED, r.status());
+      assertEquals(CoreReply.Status.REFUSED, r.status());
       assertTrue(String.valueOf(r.value()).contains("nothing changed"), String.valueOf(r.value()));
       assertNull(s.object(id(id)), "an object that could never be moved or snapshotted is not kept");
       assertTrue(s.object(id(id + 1)) == null);
@@ -503,20 +516,20 @@ class PartitionServerTest {
     }
     // An S-SMR create is made at every destination partition: each reports the same.
     PartitionServer s = server(P1);
-    FakeExecutionContext c = ctx(P1, new Msgs.SsmrReq(Command.create(id(8), 13L)), P0, ORACLE, P0, P1);
+    FakeExecutionContext c = ctx(P1, new SsmrReq(Command.create(id(8), 13L)), P0, ORACLE, P0, P1);
     s.deliver(c);
-    assertTrue(((Msgs.Begun) c.sent().get(0).item()).refusal().contains("unlucky"));
+    assertTrue(((Begun) c.sent().get(0).item()).refusal().contains("unlucky"));
   }
 
   @Test
   void aPreparedCreateSurvivesASnapshotAndIsInstalledByTheVerdict() {
     PartitionServer s = server(P0);
-    FakeExecutionContext c = ctx(P0, new Msgs.CreateReq(Command.create(id(6), 5L), P0), P0, ORACLE, P0);
+    FakeExecutionContext c = ctx(P0, new CreateReq(Command.create(id(6), 5L), P0), P0, ORACLE, P0);
     s.deliver(c);
     PartitionServer r = server(P0);
     r.restore(s.snapshot());
-    c.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) r.resume(c).replyValue()).status());
+    c.receive(ORACLE, new Verdict(Verdict.Status.OK, P0));
+    assertEquals(CoreReply.Status.OK, ((CoreReply) r.resume(c).replyValue()).status());
     assertEquals(5, ((Counter) r.object(id(6))).value, "the object made when the create started");
   }
 
@@ -530,9 +543,9 @@ class PartitionServerTest {
     create(s, P0, 1, 10);
     create(s, P0, 2, 20);
     for (String fail : new String[] {"throw", "retry", "spoil"}) {
-      FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, fail), id(1), id(2))), P0, P0);
+      FakeExecutionContext c = ctx(P0, new AccessReq(Command.access(new AddAllThen(5, fail), id(1), id(2))), P0, P0);
       if (fail.equals("retry")) {
-        assertEquals(Msgs.RETRY, ((CoreReply) s.deliver(c).replyValue()).status());
+        assertEquals(CoreReply.Status.RETRY, ((CoreReply) s.deliver(c).replyValue()).status());
       } else {
         RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> s.deliver(c),
             fail + ": the failure reaches the queue, which answers an error");
@@ -542,7 +555,7 @@ class PartitionServerTest {
       assertEquals(20, ((Counter) s.object(id(2))).value, fail + ": the second write is undone");
       assertNull(((Counter) s.object(id(2))).junk, fail);
     }
-    FakeExecutionContext ok = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, "none"), id(1), id(2))), P0, P0);
+    FakeExecutionContext ok = ctx(P0, new AccessReq(Command.access(new AddAllThen(5, "none"), id(1), id(2))), P0, P0);
     assertEquals("done", ((CoreReply) s.deliver(ok).replyValue()).value());
     assertEquals(15, ((Counter) s.object(id(1))).value, "a command that succeeds keeps its writes");
     assertEquals(25, ((Counter) s.object(id(2))).value);
@@ -556,16 +569,16 @@ class PartitionServerTest {
     PartitionServer s = new PartitionServer(app, P0, CLUSTER, codec);
     create(s, P0, 1, 10);
     create(s, P0, 2, 20);
-    FakeExecutionContext c = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2))), P0, P0);
+    FakeExecutionContext c = ctx(P0, new AccessReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2))), P0, P0);
     org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s.deliver(c));
     assertEquals(2, app.copies, "one copy per local object, the application's");
     assertEquals(10, ((Counter) s.object(id(1))).value);
     assertEquals(20, ((Counter) s.object(id(2))).value);
     // Without the check, a command that spoils an object keeps its writes; the object then
     // cannot travel: its move fails and it stays.
-    FakeExecutionContext spoil = ctx(P0, new Msgs.AccessReq(Command.access(new AddAllThen(1, "spoil"), id(1))), P0, P0);
+    FakeExecutionContext spoil = ctx(P0, new AccessReq(Command.access(new AddAllThen(1, "spoil"), id(1))), P0, P0);
     assertEquals("done", ((CoreReply) s.deliver(spoil).replyValue()).value());
-    FakeExecutionContext move = ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
+    FakeExecutionContext move = ctx(P0, new MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
     assertTrue(s.deliver(move).isError());
     assertTrue(s.localIds().contains(id(1)), "the object stays");
   }
@@ -576,7 +589,7 @@ class PartitionServerTest {
     PartitionServer s1 = server(P1);
     create(s0, P0, 1, 10);
     create(s1, P1, 2, 20);
-    Msgs.SsmrReq req = new Msgs.SsmrReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2)));
+    SsmrReq req = new SsmrReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2)));
     FakeExecutionContext c0 = ctx(P0, req, P0, P0, P1);
     FakeExecutionContext c1 = ctx(P1, req, P0, P0, P1);
     s0.deliver(c0);
@@ -593,10 +606,10 @@ class PartitionServerTest {
   void aDeleteWhoseHookThrowsStillTookEffectAndSaysSo() {
     PartitionServer s = server(P0);
     create(s, P0, 3, 7);
-    FakeExecutionContext d = ctx(P0, new Msgs.DeleteReq(Command.delete(id(3), null), P0), P0, ORACLE, P0);
+    FakeExecutionContext d = ctx(P0, new DeleteReq(Command.delete(id(3), null), P0), P0, ORACLE, P0);
     s.deliver(d);
-    d.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(d).replyValue()).status(), "the oracle forgot it; so did we");
+    d.receive(ORACLE, new Verdict(Verdict.Status.OK, P0));
+    assertEquals(CoreReply.Status.OK, ((CoreReply) s.resume(d).replyValue()).status(), "the oracle forgot it; so did we");
     assertNull(s.object(id(3)));
   }
 
@@ -624,7 +637,7 @@ class PartitionServerTest {
   @Test
   void aMalformedMessageIsAnErrorAtEveryDestination() {
     PartitionServer s = server(P0);
-    Execution e = s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(1)}, P0, P0), P0, ORACLE, P0));
+    Execution e = s.deliver(ctx(P0, new MoveReq(new ObjId[] {id(1)}, P0, P0), P0, ORACLE, P0));
     assertTrue(e.isError(), "a move from a partition to itself would drop the objects");
   }
 
@@ -655,29 +668,29 @@ class PartitionServerTest {
     create(s, P0, 1, 10);
     create(s, P0, 2, 20);
     create(s, P0, 3, 30);
-    s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(1), id(1), id(7))), P0, P0)); // a retry
-    s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Widen(7), id(1))), P0, P0)); // the application's retry
+    s.deliver(ctx(P0, new AccessReq(Command.access(new Add(1), id(1), id(7))), P0, P0)); // a retry
+    s.deliver(ctx(P0, new AccessReq(Command.access(new Widen(7), id(1))), P0, P0)); // the application's retry
     PartitionServer p1 = server(P1);
     create(p1, P1, 4, 40);
-    Msgs.SsmrReq both = new Msgs.SsmrReq(Command.access(new Add(1), id(3), id(4)));
+    SsmrReq both = new SsmrReq(Command.access(new Add(1), id(3), id(4)));
     FakeExecutionContext c0 = ctx(P0, both, P0, P0, P1);
     FakeExecutionContext c1 = ctx(P1, both, P0, P0, P1);
     s.deliver(c0);
     p1.deliver(c1);
     c1.forwardTo(c0);
     assertEquals(71L, ((CoreReply) s.resume(c0).replyValue()).value(), "31 + 40");
-    FakeExecutionContext retire = ctx(P0, new Msgs.PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
+    FakeExecutionContext retire = ctx(P0, new PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
     s.deliver(retire);
     TreeMap<GroupId, PartitionTable.State> states = new TreeMap<>();
     states.put(P0, PartitionTable.State.ACTIVE);
     states.put(P1, PartitionTable.State.RETIRED);
     retire.receive(ORACLE, new PartitionTable(states, new TreeMap<>()));
     s.resume(retire);
-    s.deliver(ctx(P0, new Msgs.PartitionChange(P1, true), ORACLE, ORACLE, P0, P1)); // waits for its table
-    s.deliver(ctx(P0, new Msgs.SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1)); // holds 1 and 9
-    s.deliver(ctx(P0, new Msgs.CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0)); // holds 6, made
-    assertTrue(s.deliver(ctx(P0, new Msgs.AccessReq(Command.access(new Add(5), id(2), id(1))), P0, P0)).isBlocked());
-    assertTrue(s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(3)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked());
+    s.deliver(ctx(P0, new PartitionChange(P1, true), ORACLE, ORACLE, P0, P1)); // waits for its table
+    s.deliver(ctx(P0, new SsmrReq(Command.access(new Add(1), id(1), id(9))), P0, P0, P1)); // holds 1 and 9
+    s.deliver(ctx(P0, new CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0)); // holds 6, made
+    assertTrue(s.deliver(ctx(P0, new AccessReq(Command.access(new Add(5), id(2), id(1))), P0, P0)).isBlocked());
+    assertTrue(s.deliver(ctx(P0, new MoveReq(new ObjId[] {id(3)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked());
     return s;
   }
 
@@ -697,20 +710,20 @@ class PartitionServerTest {
     assertArrayEquals(written, s.snapshot(), "read and written again alike");
     assertEquals(List.of(id(1), id(2), id(3)), List.copyOf(s.localIds()));
     assertEquals(31L, ((Counter) s.object(id(3))).value);
-    Msgs.PartitionStatsReply stats = (Msgs.PartitionStatsReply) s.query(new Msgs.StatsReq(false));
+    PartitionStatsReply stats = (PartitionStatsReply) s.query(new StatsReq(false));
     assertEquals(List.of(3L, 5L, 1L, 2L), List.of(stats.objects(), stats.executed(), stats.multiPartition(),
         stats.retries()), "objects, executed, multi-partition, retries");
     for (long held : new long[] {1, 9, 6}) {
-      assertEquals(Msgs.BUSY, read(s, new Sum(), held).status(), "object " + held + " is held");
+      assertEquals(CoreReply.Status.BUSY, read(s, new Sum(), held).status(), "object " + held + " is held");
     }
     for (long claimed : new long[] {2, 3}) {
-      assertEquals(Msgs.BUSY, read(s, new Sum(), claimed).status(), "object " + claimed + " is claimed by a blocked command");
+      assertEquals(CoreReply.Status.BUSY, read(s, new Sum(), claimed).status(), "object " + claimed + " is claimed by a blocked command");
     }
-    assertTrue(s.deliver(ctx(P0, new Msgs.MoveReq(new ObjId[] {id(5)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked(),
+    assertTrue(s.deliver(ctx(P0, new MoveReq(new ObjId[] {id(5)}, P0, P1), P1, ORACLE, P0, P1)).isBlocked(),
         "a move out waits for the table of the change in progress");
-    FakeExecutionContext made = ctx(P0, new Msgs.CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0);
-    made.receive(ORACLE, new Msgs.Verdict(Msgs.OK, P0));
-    assertEquals(Msgs.OK, ((CoreReply) s.resume(made).replyValue()).status());
+    FakeExecutionContext made = ctx(P0, new CreateReq(Command.create(id(6), 60L), P0), P0, ORACLE, P0);
+    made.receive(ORACLE, new Verdict(Verdict.Status.OK, P0));
+    assertEquals(CoreReply.Status.OK, ((CoreReply) s.resume(made).replyValue()).status());
     assertEquals(60L, ((Counter) s.object(id(6))).value, "the object made before the snapshot is installed");
   }
 

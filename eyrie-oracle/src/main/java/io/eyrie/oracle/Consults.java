@@ -3,8 +3,7 @@ package io.eyrie.oracle;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.protocol.Locations;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.Prophecy;
 import io.eyrie.multicast.GroupId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -60,13 +59,13 @@ final class Consults {
         if (target != null && !table.isActive(target)) {
           target = activeTarget(where);
         }
-        return new Prophecy(Msgs.RETRY, where, target);
+        return new Prophecy(Prophecy.Status.RETRY, where, target);
       }
       case CREATE -> {
         if (map.contains(cmd.target())) {
           return Prophecy.nok(cmd.target());
         }
-        return new Prophecy(Msgs.RETRY, new TreeMap<>(), placeNew(cmd));
+        return new Prophecy(Prophecy.Status.RETRY, new TreeMap<>(), placeNew(cmd));
       }
       case DELETE -> {
         GroupId g = map.get(cmd.target());
@@ -75,7 +74,7 @@ final class Consults {
         }
         TreeMap<ObjId, GroupId> where = new TreeMap<>();
         where.put(cmd.target(), g);
-        return new Prophecy(Msgs.RETRY, where, g);
+        return new Prophecy(Prophecy.Status.RETRY, where, g);
       }
       default -> throw new IllegalArgumentException("unknown command kind " + cmd.kind());
     }

@@ -1,7 +1,8 @@
 package io.eyrie.oracle;
 
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Observed;
+import io.eyrie.core.protocol.PlanMoves;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.oracle.placement.PlacementPlanner;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ final class MovePlans {
   }
 
   /** Takes accesses a partition sampled (no consult saw them); returns how many there were. */
-  int observed(Msgs.Observed o) {
+  int observed(Observed o) {
     if (graph != null && o.accesses() != null) {
       for (long[] objects : o.accesses()) {
         List<ObjId> ids = new ArrayList<>(objects.length);
@@ -53,7 +54,7 @@ final class MovePlans {
    * a plan exists) objects the learned plan wants in another active partition. Objects with a
    * command waiting in their chain stay where they are this round.
    */
-  Msgs.PlanMoves plan(int max) {
+  PlanMoves plan(int max) {
     TreeMap<ObjId, GroupId> from = new TreeMap<>();
     TreeMap<ObjId, GroupId> to = new TreeMap<>();
     if (graph != null) {
@@ -88,6 +89,6 @@ final class MovePlans {
         }
       }
     }
-    return new Msgs.PlanMoves(from, to);
+    return new PlanMoves(from, to);
   }
 }

@@ -2,13 +2,18 @@ package io.eyrie.oracle;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
 import io.eyrie.core.protocol.Locations;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.ConsultReq;
-import io.eyrie.core.protocol.Msgs.CreateReq;
-import io.eyrie.core.protocol.Msgs.DeleteReq;
-import io.eyrie.core.protocol.Msgs.MoveReq;
-import io.eyrie.core.protocol.Msgs.SsmrReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Observed;
+import io.eyrie.core.protocol.OracleMapReply;
+import io.eyrie.core.protocol.PartitionChange;
+import io.eyrie.core.protocol.PartitionTableReq;
+import io.eyrie.core.protocol.PlanReq;
+import io.eyrie.core.protocol.SsmrReq;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.core.protocol.Validation;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
@@ -103,17 +108,17 @@ final class OracleServer implements Deliverer {
     if (query instanceof ConsultReq c) {
       return consults.consult(c.cmd());
     }
-    if (query instanceof Msgs.Observed o) {
+    if (query instanceof Observed o) {
       return plans.observed(o); // for the learned placement only
     }
-    if (query instanceof Msgs.PlanReq r) {
+    if (query instanceof PlanReq r) {
       return plans.plan(r.max());
     }
-    if (query instanceof Msgs.PartitionTableReq) {
+    if (query instanceof PartitionTableReq) {
       return table.table();
     }
-    if (query instanceof Msgs.StatsReq) {
-      return new Msgs.OracleMapReply(map.copy());
+    if (query instanceof StatsReq) {
+      return new OracleMapReply(map.copy());
     }
     throw new IllegalArgumentException("the oracle answers no " + (query == null ? null : query.getClass().getSimpleName()));
   }
@@ -123,13 +128,13 @@ final class OracleServer implements Deliverer {
     Object p = ctx.payload();
     String invalid = Validation.check(p, ctx.dests(), cluster.oracle(), ctx.partitions());
     if (invalid != null) {
-      if (p instanceof Msgs.PartitionChange) {
+      if (p instanceof PartitionChange) {
         // The partitions it reached wait for the table (their moves out wait with them).
         table.send(ctx, partitionsOf(ctx));
       }
       return Execution.error(invalid);
     }
-    if (p instanceof Msgs.PartitionChange c) {
+    if (p instanceof PartitionChange c) {
       return table.change(ctx, c, partitionsOf(ctx));
     }
     if (p instanceof MoveReq m) {

@@ -1,7 +1,7 @@
 package io.eyrie.oracle;
 
 import io.eyrie.core.PartitionTable;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.PartitionChange;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
@@ -17,7 +17,7 @@ import java.util.TreeSet;
 /**
  * The oracle's partition table: every partition the oracle may place objects in, true while
  * active (takes new and gathered objects), false once retired (drained by the rebalancer's plan).
- * Starts with the cluster file's partitions; changed by {@link Msgs.PartitionChange}, which this
+ * Starts with the cluster file's partitions; changed by {@link PartitionChange}, which this
  * class applies and sends on to the partitions. Replicated and in the snapshot. Every partition
  * it names gets a load entry in the {@link LocationMap}.
  */
@@ -127,7 +127,7 @@ final class PartitionTableState {
    * change that misses a partition of the table is refused: the client learns the cluster again
    * and sends it to all. {@code partitions} are the change's partition destinations.
    */
-  Execution change(ExecutionContext ctx, Msgs.PartitionChange c, List<GroupId> partitions) {
+  Execution change(ExecutionContext ctx, PartitionChange c, List<GroupId> partitions) {
     GroupId g = c.partition();
     String refused = null;
     TreeSet<GroupId> missing = new TreeSet<>(table.keySet());

@@ -2,11 +2,11 @@ package io.eyrie.oracle;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CreateReq;
-import io.eyrie.core.protocol.Msgs.DeleteReq;
-import io.eyrie.core.protocol.Msgs.SsmrReq;
-import io.eyrie.core.protocol.Msgs.Verdict;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.SsmrReq;
+import io.eyrie.core.protocol.Verdict;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import java.util.List;
@@ -38,7 +38,7 @@ final class Verdicts {
   static String refusal(ExecutionContext ctx, List<GroupId> from) {
     for (GroupId g : from) {
       for (Object item : ctx.received(g)) {
-        if (item instanceof Msgs.Begun b && b.refusal() != null) {
+        if (item instanceof Begun b && b.refusal() != null) {
           return b.refusal();
         }
       }
@@ -51,7 +51,7 @@ final class Verdicts {
    * partitions that did not abandon it get a REFUSED verdict; the map does not change.
    */
   void refuseAbandoned(ExecutionContext ctx, List<GroupId> partitions) {
-    Verdict v = new Verdict(Msgs.REFUSED, null, "its message id was reused with other content; "
+    Verdict v = new Verdict(Verdict.Status.REFUSED, null, "its message id was reused with other content; "
         + ctx.abandonedBy() + " did not execute it");
     for (GroupId g : partitions) {
       if (!ctx.abandonedBy().contains(g)) {
@@ -78,7 +78,7 @@ final class Verdicts {
       boolean creates = p instanceof CreateReq || ((p instanceof SsmrReq s) && s.cmd().kind() == Command.Kind.CREATE);
       if (creates && cannot != null && !map.contains(id)) {
         // A partition could not make the object: the map never names it.
-        v = new Verdict(Msgs.REFUSED, null, cannot);
+        v = new Verdict(Verdict.Status.REFUSED, null, cannot);
       } else {
         v = verdict(ctx, p);
       }
@@ -88,7 +88,7 @@ final class Verdicts {
       map.putBack(id, before);
       LOG.warn("{}: the oracle's application failed on {} of {}; refused: {}", ctx.group(), ctx.id(), id, e.toString());
       String why = "the oracle's application failed: " + e;
-      v = new Verdict(Msgs.REFUSED, null, why.length() <= Verdict.REASON_MAX ? why : why.substring(0, Verdict.REASON_MAX));
+      v = new Verdict(Verdict.Status.REFUSED, null, why.length() <= Verdict.REASON_MAX ? why : why.substring(0, Verdict.REASON_MAX));
     }
     for (GroupId g : partitions) {
       ctx.send(g, v);
@@ -100,24 +100,25 @@ final class Verdicts {
     if (p instanceof CreateReq c) {
       ObjId id = c.cmd().target();
       // A partition retired since the consult that chose it takes nothing new: the client asks again.
-      int status = map.contains(id) ? Msgs.NOK : table.isActive(c.partition()) ? Msgs.OK : Msgs.RETRY;
-      if (status == Msgs.OK) {
+      Verdict.Status status = map.contains(id) ? Verdict.Status.NOK
+          : table.isActive(c.partition()) ? Verdict.Status.OK : Verdict.Status.RETRY;
+      if (status == Verdict.Status.OK) {
         map.place(id, c.partition());
         app.created(c.cmd(), c.partition());
       }
-      return new Verdict(status, status == Msgs.RETRY ? null : c.partition());
+      return new Verdict(status, status == Verdict.Status.RETRY ? null : c.partition());
     } else if (p instanceof DeleteReq d) {
       ObjId id = d.cmd().target();
       GroupId at = map.get(id);
-      int status;
+      Verdict.Status status;
       if (at == null) {
-        status = Msgs.NOK;
+        status = Verdict.Status.NOK;
       } else if (at.equals(d.partition())) {
         map.place(id, null);
         app.deleted(id);
-        status = Msgs.OK;
+        status = Verdict.Status.OK;
       } else {
-        status = Msgs.RETRY;
+        status = Verdict.Status.RETRY;
       }
       return new Verdict(status, at);
     } else {
@@ -130,24 +131,24 @@ final class Verdicts {
     GroupId at = map.get(cmd.target());
     if (cmd.kind() == Command.Kind.CREATE) {
       if (at != null) {
-        return new Verdict(Msgs.NOK, at);
+        return new Verdict(Verdict.Status.NOK, at);
       }
       at = table.placement(app.getObjectPlacement(cmd), map.load());
       if (!ctx.dests().contains(at)) {
         // The client's view of the cluster missed a partition (one added since): it must
         // learn it and send again; only a command to every partition may place anywhere.
-        return new Verdict(Msgs.RETRY, null);
+        return new Verdict(Verdict.Status.RETRY, null);
       }
       map.place(cmd.target(), at);
       app.created(cmd, at);
-      return new Verdict(Msgs.OK, at);
+      return new Verdict(Verdict.Status.OK, at);
     } else if (at != null && !ctx.dests().contains(at)) {
-      return new Verdict(Msgs.RETRY, null);
+      return new Verdict(Verdict.Status.RETRY, null);
     }
     if (at != null) {
       map.place(cmd.target(), null);
       app.deleted(cmd.target());
     }
-    return new Verdict(at != null ? Msgs.OK : Msgs.NOK, at);
+    return new Verdict(at != null ? Verdict.Status.OK : Verdict.Status.NOK, at);
   }
 }

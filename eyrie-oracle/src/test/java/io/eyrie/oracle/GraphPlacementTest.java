@@ -9,8 +9,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.Observed;
+import io.eyrie.core.protocol.PlanMoves;
+import io.eyrie.core.protocol.PlanReq;
+import io.eyrie.core.protocol.Prophecy;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.testing.FakeExecutionContext;
@@ -43,16 +48,16 @@ class GraphPlacementTest {
   /** Creates an object at a partition, as the protocol does (the partition's Begun, then the verdict). */
   void create(OracleStateMachine o, long id, GroupId at) {
     FakeExecutionContext c = new FakeExecutionContext(codec, OracleServerTest.ORACLE,
-        new Msgs.CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, OracleServerTest.ORACLE, at);
+        new CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, OracleServerTest.ORACLE, at);
     o.deliver(c);
-    c.receive(at, new Msgs.Begun(at));
+    c.receive(at, new Begun(at));
     o.resume(c);
     assertEquals(at, o.locationOf(ObjId.valueOf(id)));
   }
 
   GroupId consult(OracleStateMachine o, long a, long b) {
-    Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.access("op", ObjId.valueOf(a), ObjId.valueOf(b))));
-    assertEquals(Msgs.RETRY, p.status());
+    Prophecy p = (Prophecy) o.query(new ConsultReq(Command.access("op", ObjId.valueOf(a), ObjId.valueOf(b))));
+    assertEquals(Prophecy.Status.RETRY, p.status());
     return p.target();
   }
 
@@ -172,8 +177,8 @@ class GraphPlacementTest {
           accesses.add(pair);
         }
       }
-      assertEquals(accesses.size(), o.query(new Msgs.Observed(accesses, 4)));
-      o.query(new Msgs.PlanReq(0)); // as the rebalancer does once every partition's samples are in
+      assertEquals(accesses.size(), o.query(new Observed(accesses, 4)));
+      o.query(new PlanReq(0)); // as the rebalancer does once every partition's samples are in
     };
     // A plan from a first few samples may be partial; the samples keep coming, as they do
     // from a rebalancer, until the plan gathers each community in one partition.
@@ -183,7 +188,7 @@ class GraphPlacementTest {
 
   /** True if the plan (and the map, for objects it leaves) keeps 1-6 together, 7-12 together, apart. */
   private static boolean twoCommunitiesApart(OracleStateMachine o) {
-    Msgs.PlanMoves moves = (Msgs.PlanMoves) o.query(new Msgs.PlanReq(100));
+    PlanMoves moves = (PlanMoves) o.query(new PlanReq(100));
     java.util.Map<Long, GroupId> at = new java.util.TreeMap<>();
     for (long id = 1; id <= 12; id++) {
       at.put(id, moves.to().getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
@@ -205,7 +210,7 @@ class GraphPlacementTest {
     create(o, 1, P0);
     create(o, 2, P0);
     create(o, 3, P1);
-    Prophecy p = (Prophecy) o.query(new Msgs.ConsultReq(Command.access("op", ObjId.valueOf(1), ObjId.valueOf(2),
+    Prophecy p = (Prophecy) o.query(new ConsultReq(Command.access("op", ObjId.valueOf(1), ObjId.valueOf(2),
         ObjId.valueOf(3))));
     assertEquals(P0, p.target(), "where most of them are");
   }

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.PartitionTableReq;
+import io.eyrie.core.protocol.PlanMoves;
+import io.eyrie.core.protocol.PlanReq;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import java.util.HexFormat;
@@ -70,12 +72,12 @@ class OracleSnapshotTest {
     assertNull(o.locationOf(ObjId.valueOf(5)), "a create still waiting is not in the map");
     assertEquals(Map.of(P0, 2L, P1, 1L, P2, 1L), o.load());
     assertEquals(List.of(P1, P2), o.partitions());
-    io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) o.query(new Msgs.PartitionTableReq());
+    io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) o.query(new PartitionTableReq());
     assertEquals(List.of(P0), t.retired());
     assertEquals(2, t.objectsAt(P0));
     assertEquals("created 1, 2, 3, 4", o.note);
     // The chains came back too: object 3's move is still waiting, so draining p0 moves only 1.
-    Msgs.PlanMoves m = (Msgs.PlanMoves) o.query(new Msgs.PlanReq(100));
+    PlanMoves m = (PlanMoves) o.query(new PlanReq(100));
     assertEquals(Map.of(ObjId.valueOf(1), P0), m.from());
     assertArrayEquals(before, o.snapshot(), "the same bytes back");
   }

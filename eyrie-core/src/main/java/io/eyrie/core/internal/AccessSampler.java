@@ -2,21 +2,22 @@ package io.eyrie.core.internal;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Observed;
+import io.eyrie.core.protocol.SamplesReq;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 
 /**
  * Owns a partition replica's access samples for the learned placement: the objects of some of the
  * single-partition commands that touch several objects, handed to the oracle when it asks
- * ({@link Msgs.SamplesReq}). Not replicated and never read by execution: each replica keeps its
+ * ({@link SamplesReq}). Not replicated and never read by execution: each replica keeps its
  * own, and only the leader's are asked for, so they cannot make replicas diverge. Thread-safe
  * (queries may come from another thread than execution).
  */
 public final class AccessSampler {
   /** Every how many multi-object single-partition commands one is sampled. */
   public static final int SAMPLE_EVERY = 4;
-  /** The most samples kept between two {@link Msgs.SamplesReq}s (older ones are dropped). */
+  /** The most samples kept between two {@link SamplesReq}s (older ones are dropped). */
   public static final int MAX_SAMPLES = 4096;
   private final ArrayDeque<long[]> samples = new ArrayDeque<>();
   private long sampleTick;
@@ -35,11 +36,11 @@ public final class AccessSampler {
   }
 
   /** Returns the samples kept since the last call, and forgets them. */
-  public Msgs.Observed drain() {
+  public Observed drain() {
     synchronized (samples) {
       ArrayList<long[]> out = new ArrayList<>(samples);
       samples.clear();
-      return new Msgs.Observed(out, SAMPLE_EVERY);
+      return new Observed(out, SAMPLE_EVERY);
     }
   }
 }

@@ -6,9 +6,15 @@ import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.GroupId;
 import java.util.ArrayList;
@@ -154,23 +160,26 @@ public final class ClientProxy {
     if (a.retries >= retryThreshold) {
       return fallback(a);
     }
-    return locate(a).thenCompose(p -> {
-      if (p.status() == Msgs.NOK) {
-        // The consult settles the command: the oracle names the object it found or missed.
-        ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
-        return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
-            ? Reply.exists(subject) : Reply.notFound(subject));
-      }
-      if (p.status() == Msgs.OK) {
-        return CompletableFuture.completedFuture(Reply.ok(null));
-      }
-      CompletableFuture<CoreReply> sent = switch (a.cmd.kind()) {
-        case CREATE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.CreateReq(a.cmd, p.target()));
-        case DELETE -> call(Set.of(oracle, p.target()), p.target(), new Msgs.DeleteReq(a.cmd, p.target()));
-        case ACCESS -> access(a, p);
-      };
-      return sent.thenCompose(r -> outcome(a, r));
+    return locate(a).thenCompose(p -> switch (p.status()) {
+      case NOK -> settled(a, p);
+      case RETRY -> dispatch(a, p).thenCompose(r -> outcome(a, r));
     });
+  }
+
+  /** The consult settles the command: the oracle names the object it found or missed. */
+  private CompletableFuture<Reply> settled(Attempt a, Prophecy p) {
+    ObjId subject = p.subject() != null ? p.subject() : a.cmd.target();
+    return CompletableFuture.completedFuture(a.cmd.kind() == Command.Kind.CREATE
+        ? Reply.exists(subject) : Reply.notFound(subject));
+  }
+
+  /** Sends the command where the prophecy says its objects are (or go). */
+  private CompletableFuture<CoreReply> dispatch(Attempt a, Prophecy p) {
+    return switch (a.cmd.kind()) {
+      case CREATE -> call(Set.of(oracle, p.target()), p.target(), new CreateReq(a.cmd, p.target()));
+      case DELETE -> call(Set.of(oracle, p.target()), p.target(), new DeleteReq(a.cmd, p.target()));
+      case ACCESS -> access(a, p);
+    };
   }
 
   private CompletableFuture<CoreReply> access(Attempt a, Prophecy p) {
@@ -180,14 +189,14 @@ public final class ClientProxy {
       if (a.read) {
         return read(a, g);
       }
-      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
+      return call(Set.of(g), g, new AccessReq(a.cmd));
     }
     a.moved = true;
     GroupId target = p.target();
     if (mode == Client.Mode.SSMR || target == null) {
       // S-SMR by choice, or because the oracle sees no locality worth moving objects for.
       multiPartition.incrementAndGet();
-      return call(where, where.first(), new Msgs.SsmrReq(a.cmd));
+      return call(where, where.first(), new SsmrReq(a.cmd));
     }
     TreeMap<GroupId, List<ObjId>> bySource = new TreeMap<>();
     p.locations().forEach((id, g) -> {
@@ -203,13 +212,13 @@ public final class ClientProxy {
     // at once would be ordered first, since a single-group message needs no timestamp exchange).
     return CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])).thenCompose(v -> {
       for (CompletableFuture<CoreReply> moved : sent) {
-        if (moved.join().status() == Msgs.RETRY) {
+        if (moved.join().status() == CoreReply.Status.RETRY) {
           // The target was retired after the consult chose it: ask the oracle again.
           return CompletableFuture.completedFuture(CoreReply.retry(null));
         }
       }
       cache.put(p.locations().keySet(), target);
-      return call(Set.of(target), target, new Msgs.AccessReq(a.cmd));
+      return call(Set.of(target), target, new AccessReq(a.cmd));
     });
   }
 
@@ -219,9 +228,9 @@ public final class ClientProxy {
    * goes through the log, in this attempt and every later one.
    */
   private CompletableFuture<CoreReply> read(Attempt a, GroupId g) {
-    return net.query(g, new Msgs.ReadReq(a.cmd)).handle((o, e) -> {
-      if (e == null && o instanceof CoreReply r && (r.status() == Msgs.OK || r.status() == Msgs.RETRY)) {
-        if (r.status() == Msgs.OK) {
+    return net.query(g, new ReadReq(a.cmd)).handle((o, e) -> {
+      if (e == null && o instanceof CoreReply r && (r.status() == CoreReply.Status.OK || r.status() == CoreReply.Status.RETRY)) {
+        if (r.status() == CoreReply.Status.OK) {
           reads.incrementAndGet();
         }
         return CompletableFuture.completedFuture(r);
@@ -230,7 +239,7 @@ public final class ClientProxy {
       if (System.nanoTime() - a.deadlineNanos > 0) {
         return CompletableFuture.<CoreReply>failedFuture(unknown(a)); // the caller has its answer already
       }
-      return call(Set.of(g), g, new Msgs.AccessReq(a.cmd));
+      return call(Set.of(g), g, new AccessReq(a.cmd));
     }).thenCompose(f -> f);
   }
 
@@ -246,12 +255,12 @@ public final class ClientProxy {
       }
     }
     consults.incrementAndGet();
-    return net.query(oracle, new Msgs.ConsultReq(a.cmd)).thenApply(o -> {
+    return net.query(oracle, new ConsultReq(a.cmd)).thenApply(o -> {
       Prophecy p = (Prophecy) o;
       if (p.locations() != null) {
         cache.putAll(p.locations());
       }
-      if (p.status() == Msgs.NOK || p.status() == Msgs.OK) {
+      if (p.status() == Prophecy.Status.NOK) {
         cache.remove(a.cmd.objects());
       }
       return p;
@@ -259,22 +268,20 @@ public final class ClientProxy {
   }
 
   private CompletableFuture<Reply> outcome(Attempt a, CoreReply r) {
-    switch (r.status()) {
-      case Msgs.OK:
+    return switch (r.status()) {
+      case OK -> {
         if (a.retries == 0 && !a.moved) {
           direct.incrementAndGet();
         }
         if (a.cmd.kind() == Command.Kind.CREATE || a.cmd.kind() == Command.Kind.DELETE) {
           cache.remove(Set.of(a.cmd.target()));
         }
-        return CompletableFuture.completedFuture(Reply.ok(r.value()));
-      case Msgs.NOT_FOUND:
-        return CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
-      case Msgs.EXISTS:
-        return CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
-      case Msgs.REFUSED:
-        return CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
-      case Msgs.RETRY:
+        yield CompletableFuture.completedFuture(Reply.ok(r.value()));
+      }
+      case NOT_FOUND -> CompletableFuture.completedFuture(Reply.notFound(r.extra()[0]));
+      case EXISTS -> CompletableFuture.completedFuture(Reply.exists(r.extra()[0]));
+      case REFUSED -> CompletableFuture.completedFuture(Reply.refused(String.valueOf(r.value())));
+      case RETRY -> {
         retries.incrementAndGet();
         a.retries++;
         if (r.extra() != null && r.extra().length > 0) {
@@ -283,10 +290,11 @@ public final class ClientProxy {
         if (a.handler != null) {
           a.handler.error(a.cmd, a.retries);
         }
-        return attempt(a);
-      default:
-        return CompletableFuture.failedFuture(new IllegalStateException("unknown reply status " + r.status()));
-    }
+        yield attempt(a);
+      }
+      // Only a read off the log is answered BUSY, and read() sends that command through the log.
+      case BUSY -> CompletableFuture.failedFuture(new IllegalStateException("unexpected reply status " + r.status()));
+    };
   }
 
   private CompletableFuture<Reply> fallback(Attempt a) {
@@ -305,8 +313,8 @@ public final class ClientProxy {
     TreeSet<GroupId> dests = new TreeSet<>(partitions);
     dests.add(oracle);
     multiPartition.incrementAndGet();
-    return call(dests, partitions.get(0), new Msgs.SsmrReq(a.cmd)).thenCompose(r -> {
-      if (r.status() == Msgs.RETRY) {
+    return call(dests, partitions.get(0), new SsmrReq(a.cmd)).thenCompose(r -> {
+      if (r.status() == CoreReply.Status.RETRY) {
         retries.incrementAndGet();
         if (r.extra() != null) {
           a.cmd = a.cmd.withObjects(List.of(r.extra()));
@@ -334,7 +342,7 @@ public final class ClientProxy {
   public CompletableFuture<CoreReply> move(List<ObjId> ids, GroupId src, GroupId dst) {
     moves.incrementAndGet();
     movedObjects.addAndGet(ids.size());
-    Msgs.MoveReq m = new Msgs.MoveReq(ids.toArray(new ObjId[0]), src, dst);
+    MoveReq m = new MoveReq(ids.toArray(new ObjId[0]), src, dst);
     return call(new TreeSet<>(List.of(oracle, src, dst)), dst, m);
   }
 

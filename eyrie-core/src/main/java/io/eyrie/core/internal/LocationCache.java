@@ -2,8 +2,7 @@ package io.eyrie.core.internal;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.protocol.Locations;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.Prophecy;
 import io.eyrie.multicast.GroupId;
 import java.util.Collection;
 import java.util.HashSet;
@@ -42,7 +41,7 @@ public final class LocationCache {
       return null;
     }
     hits.incrementAndGet();
-    return new Prophecy(Msgs.RETRY, found, Locations.mostCommon(found));
+    return new Prophecy(Prophecy.Status.RETRY, found, Locations.mostCommon(found));
   }
 
   /** Returns how many lookups were hits. */

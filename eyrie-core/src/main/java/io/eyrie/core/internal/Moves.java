@@ -2,10 +2,10 @@ package io.eyrie.core.internal;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
-import io.eyrie.core.protocol.Msgs.Begun;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.MoveReq;
-import io.eyrie.core.protocol.Msgs.Values;
+import io.eyrie.core.protocol.Begun;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Values;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;

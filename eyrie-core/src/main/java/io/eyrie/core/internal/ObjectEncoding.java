@@ -2,7 +2,7 @@ package io.eyrie.core.internal;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
-import io.eyrie.core.protocol.Msgs.Values;
+import io.eyrie.core.protocol.Values;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;

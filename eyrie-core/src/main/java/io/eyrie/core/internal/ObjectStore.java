@@ -2,7 +2,7 @@ package io.eyrie.core.internal;
 
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.PartitionStatsReply;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Map;
@@ -85,12 +85,12 @@ public final class ObjectStore {
   }
 
   /** Returns the partition's statistics, with the ids of its objects if asked. */
-  public Msgs.PartitionStatsReply stats(boolean withObjects) {
+  public PartitionStatsReply stats(boolean withObjects) {
     long[] ids = null;
     if (withObjects) {
       ids = objects.keySet().stream().mapToLong(ObjId::value).toArray();
     }
-    return new Msgs.PartitionStatsReply(objects.size(), executed, multiPartition, retries, ids);
+    return new PartitionStatsReply(objects.size(), executed, multiPartition, retries, ids);
   }
 
   /** Forgets every object and zeroes the counts. */

@@ -5,7 +5,15 @@ import io.eyrie.core.Client;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PartitionStats;
 import io.eyrie.core.PartitionTable;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.Observed;
+import io.eyrie.core.protocol.OracleMapReply;
+import io.eyrie.core.protocol.PartitionChange;
+import io.eyrie.core.protocol.PartitionStatsReply;
+import io.eyrie.core.protocol.PartitionTableReq;
+import io.eyrie.core.protocol.PlanMoves;
+import io.eyrie.core.protocol.PlanReq;
+import io.eyrie.core.protocol.SamplesReq;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.multicast.GroupId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +61,7 @@ public final class PartitionOps {
 
   /** See {@link Client#partitionTable()}. */
   public CompletableFuture<PartitionTable> partitionTable() {
-    return net.query(oracle, new Msgs.PartitionTableReq()).thenApply(o -> (PartitionTable) o);
+    return net.query(oracle, new PartitionTableReq()).thenApply(o -> (PartitionTable) o);
   }
 
   /**
@@ -77,7 +85,7 @@ public final class PartitionOps {
     TreeSet<GroupId> dests = new TreeSet<>(net.partitions());
     dests.add(oracle);
     dests.add(partition);
-    return net.multicast(dests, oracle, new Msgs.PartitionChange(partition, active))
+    return net.multicast(dests, oracle, new PartitionChange(partition, active))
         .thenApply(o -> (PartitionTable) o)
         .exceptionallyCompose(e -> {
           Throwable c = ClientProxy.unwrap(e);
@@ -120,26 +128,26 @@ public final class PartitionOps {
 
   /** See {@link Client#partitionStats}. */
   public CompletableFuture<PartitionStats> partitionStats(GroupId partition) {
-    return net.query(partition, new Msgs.StatsReq(false)).thenApply(o -> {
-      Msgs.PartitionStatsReply r = (Msgs.PartitionStatsReply) o;
+    return net.query(partition, new StatsReq(false)).thenApply(o -> {
+      PartitionStatsReply r = (PartitionStatsReply) o;
       return new PartitionStats(r.objects(), r.executed(), r.multiPartition(), r.retries());
     });
   }
 
   /** See {@link Client#locationOf}. */
   public CompletableFuture<GroupId> locationOf(ObjId id) {
-    return net.query(oracle, new Msgs.StatsReq(true)).thenApply(m -> ((Msgs.OracleMapReply) m).locations().get(id));
+    return net.query(oracle, new StatsReq(true)).thenApply(m -> ((OracleMapReply) m).locations().get(id));
   }
 
   /**
    * Hands the oracle what each partition sampled of its single-partition commands (see
-   * {@link Msgs.SamplesReq}); a partition that does not answer is skipped this round.
+   * {@link SamplesReq}); a partition that does not answer is skipped this round.
    */
   private CompletableFuture<Void> observeSamples() {
     List<CompletableFuture<Void>> all = new ArrayList<>();
     for (GroupId p : net.partitions()) {
-      all.add(net.query(p, new Msgs.SamplesReq()).thenCompose(o -> {
-        Msgs.Observed s = (Msgs.Observed) o;
+      all.add(net.query(p, new SamplesReq()).thenCompose(o -> {
+        Observed s = (Observed) o;
         return s.accesses().isEmpty() ? CompletableFuture.completedFuture(null)
             : net.query(oracle, s).thenApply(x -> (Void) null);
       }).exceptionally(e -> null));
@@ -149,8 +157,8 @@ public final class PartitionOps {
 
   /** See {@link Client#rebalance}. */
   public CompletableFuture<Integer> rebalance(int max) {
-    return observeSamples().thenCompose(v -> net.query(oracle, new Msgs.PlanReq(max))).thenCompose(o -> {
-      Msgs.PlanMoves plan = (Msgs.PlanMoves) o;
+    return observeSamples().thenCompose(v -> net.query(oracle, new PlanReq(max))).thenCompose(o -> {
+      PlanMoves plan = (PlanMoves) o;
       TreeMap<List<GroupId>, List<ObjId>> byPair = new TreeMap<>(
           Comparator.<List<GroupId>, GroupId>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)));
       plan.from().forEach((id, src) -> {
@@ -227,18 +235,18 @@ public final class PartitionOps {
   }
 
   private CompletableFuture<AuditReport> auditKnown() {
-    CompletableFuture<Object> map = net.query(oracle, new Msgs.StatsReq(true));
+    CompletableFuture<Object> map = net.query(oracle, new StatsReq(true));
     List<CompletableFuture<Object>> held = new ArrayList<>();
     List<GroupId> partitions = net.partitions();
     for (GroupId g : partitions) {
-      held.add(net.query(g, new Msgs.StatsReq(true)));
+      held.add(net.query(g, new StatsReq(true)));
     }
     return CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).thenCombine(map, (v, m) -> {
-      TreeMap<ObjId, GroupId> where = ((Msgs.OracleMapReply) m).locations();
+      TreeMap<ObjId, GroupId> where = ((OracleMapReply) m).locations();
       TreeMap<ObjId, List<GroupId>> holders = new TreeMap<>();
       Map<String, Integer> per = new TreeMap<>();
       for (int i = 0; i < partitions.size(); i++) {
-        long[] ids = ((Msgs.PartitionStatsReply) held.get(i).join()).objectIds();
+        long[] ids = ((PartitionStatsReply) held.get(i).join()).objectIds();
         per.put(partitions.get(i).name(), ids.length);
         for (long id : ids) {
           holders.computeIfAbsent(ObjId.valueOf(id), k -> new ArrayList<>()).add(partitions.get(i));

@@ -33,14 +33,14 @@ public final class Validation {
    */
   public static String check(Object payload, List<GroupId> dests, GroupId oracle, Collection<GroupId> partitions) {
     TreeSet<GroupId> to = new TreeSet<>(dests);
-    if (payload instanceof Msgs.AccessReq a) {
+    if (payload instanceof AccessReq a) {
       String bad = command(a.cmd(), Command.Kind.ACCESS);
       if (bad != null) {
         return bad;
       }
       return to.size() == 1 && partitions.contains(to.first()) ? null : "an access goes to exactly one partition";
     }
-    if (payload instanceof Msgs.MoveReq m) {
+    if (payload instanceof MoveReq m) {
       if (m.objs() == null || m.objs().length == 0 || m.src() == null || m.dst() == null) {
         return "a move needs objects, a source and a destination";
       }
@@ -58,13 +58,13 @@ public final class Validation {
       return to.equals(new TreeSet<>(List.of(oracle, m.src(), m.dst()))) ? null
           : "a move goes to the oracle, its source and its destination, not " + to;
     }
-    if (payload instanceof Msgs.CreateReq c) {
+    if (payload instanceof CreateReq c) {
       return placed(command(c.cmd(), Command.Kind.CREATE), c.partition(), to, oracle, partitions);
     }
-    if (payload instanceof Msgs.DeleteReq d) {
+    if (payload instanceof DeleteReq d) {
       return placed(command(d.cmd(), Command.Kind.DELETE), d.partition(), to, oracle, partitions);
     }
-    if (payload instanceof Msgs.SsmrReq s) {
+    if (payload instanceof SsmrReq s) {
       if (s.cmd() == null || s.cmd().kind() == null) {
         return "an S-SMR command needs a command";
       }
@@ -88,7 +88,7 @@ public final class Validation {
       }
       return null;
     }
-    if (payload instanceof Msgs.PartitionChange c) {
+    if (payload instanceof PartitionChange c) {
       if (c.partition() == null || !partitions.contains(c.partition())) {
         return "a partition change names a partition the cluster knows, not " + c.partition()
             + " (add its group first: ClusterAdmin.addGroup)";

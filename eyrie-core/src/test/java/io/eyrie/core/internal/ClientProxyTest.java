@@ -11,9 +11,14 @@ import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.core.protocol.Msgs;
-import io.eyrie.core.protocol.Msgs.CoreReply;
-import io.eyrie.core.protocol.Msgs.Prophecy;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CoreReply;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.MoveReq;
+import io.eyrie.core.protocol.Prophecy;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.GroupId;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,14 +92,14 @@ class ClientProxyTest {
     }
 
     private static String describe(Object m) {
-      if (m instanceof Msgs.MoveReq r) {
+      if (m instanceof MoveReq r) {
         return "move " + Arrays.toString(r.objs()) + " " + r.src() + "->" + r.dst();
       }
-      Command c = m instanceof Msgs.AccessReq r ? r.cmd()
-          : m instanceof Msgs.SsmrReq r ? r.cmd()
-          : m instanceof Msgs.ConsultReq r ? r.cmd()
-          : m instanceof Msgs.ReadReq r ? r.cmd()
-          : m instanceof Msgs.CreateReq r ? r.cmd()
+      Command c = m instanceof AccessReq r ? r.cmd()
+          : m instanceof SsmrReq r ? r.cmd()
+          : m instanceof ConsultReq r ? r.cmd()
+          : m instanceof ReadReq r ? r.cmd()
+          : m instanceof CreateReq r ? r.cmd()
           : null;
       if (c == null) {
         throw new AssertionError("unexpected message " + m);
@@ -117,7 +122,7 @@ class ClientProxyTest {
   }
 
   private static Prophecy at(GroupId target, Map<ObjId, GroupId> where) {
-    return new Prophecy(Msgs.RETRY, new TreeMap<>(where), target);
+    return new Prophecy(Prophecy.Status.RETRY, new TreeMap<>(where), target);
   }
 
   private static Reply run(ClientProxy p, Command c) {
@@ -181,7 +186,7 @@ class ClientProxyTest {
   void afterTheRetryThresholdTheCommandFallsBackToSsmrOnEveryPartitionTheTransportKnows() {
     net.oracleAnswer = m -> at(P0, Map.of(A, P0));
     List<String> ssmrAnswers = new ArrayList<>(List.of("refused for a missing partition", "ok"));
-    net.partitionsAnswer = m -> !(m instanceof Msgs.SsmrReq) ? CoreReply.retry(new ObjId[0])
+    net.partitionsAnswer = m -> !(m instanceof SsmrReq) ? CoreReply.retry(new ObjId[0])
         : ssmrAnswers.remove(0).equals("ok") ? CoreReply.ok("all") : CoreReply.retry(null);
     GroupId p3 = GroupId.valueOf("p3");
     net.afterRefresh = List.of(P0, P1, P2, p3);
@@ -204,7 +209,7 @@ class ClientProxyTest {
   void aMultiPartitionCommandWhoseProphecyNamesATargetMovesFirstThenAccesses() {
     net.oracleAnswer = m -> at(P1, Map.of(A, P0, B, P1));
     CompletableFuture<Object> moved = new CompletableFuture<>();
-    net.partitionsAnswer = m -> m instanceof Msgs.MoveReq ? moved : CoreReply.ok("together");
+    net.partitionsAnswer = m -> m instanceof MoveReq ? moved : CoreReply.ok("together");
     ClientProxy proxy = proxy(Client.Mode.DSSMR, 3);
 
     CompletableFuture<Reply> f = proxy.send(Command.access("op", A, B), Command.Kind.ACCESS, null, false);
@@ -224,7 +229,7 @@ class ClientProxyTest {
     // The first consult names p1, retired before the move reaches it; the second names p2.
     List<Prophecy> prophecies = new ArrayList<>(List.of(at(P1, Map.of(A, P0, B, P1)), at(P2, Map.of(A, P0, B, P2))));
     net.oracleAnswer = m -> prophecies.remove(0);
-    net.partitionsAnswer = m -> m instanceof Msgs.MoveReq r && r.dst().equals(P1) ? CoreReply.retry(null)
+    net.partitionsAnswer = m -> m instanceof MoveReq r && r.dst().equals(P1) ? CoreReply.retry(null)
         : CoreReply.ok("together");
     ClientProxy proxy = proxy(Client.Mode.DSSMR, 3);
 
@@ -263,7 +268,7 @@ class ClientProxyTest {
   @Test
   void aReadThePartitionCannotServeGoesThroughTheLog() {
     cache.putAll(Map.of(A, P2));
-    net.partitionsAnswer = m -> m instanceof Msgs.ReadReq ? CoreReply.busy("held") : CoreReply.ok("logged");
+    net.partitionsAnswer = m -> m instanceof ReadReq ? CoreReply.busy("held") : CoreReply.ok("logged");
 
     Reply r = proxy(Client.Mode.DSSMR, 3).send(Command.access("op", A), Command.Kind.ACCESS, null, true).join();
 

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.AuditReport;
 import io.eyrie.core.ObjId;
-import io.eyrie.core.protocol.Msgs;
+import io.eyrie.core.protocol.OracleMapReply;
+import io.eyrie.core.protocol.PartitionStatsReply;
+import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.multicast.GroupId;
 import java.util.List;
 import java.util.Map;
@@ -53,15 +55,15 @@ class PartitionOpsAuditTest {
 
     @Override
     public synchronized CompletableFuture<Object> query(GroupId group, Object q) {
-      assertTrue(q instanceof Msgs.StatsReq s && s.withObjects(), String.valueOf(q));
+      assertTrue(q instanceof StatsReq s && s.withObjects(), String.valueOf(q));
       if (group.equals(ORACLE)) {
         oracleQueries++;
         TreeMap<ObjId, GroupId> where = new TreeMap<>();
         now().map().forEach((id, g) -> where.put(ObjId.valueOf(id), g));
-        return CompletableFuture.completedFuture(new Msgs.OracleMapReply(where));
+        return CompletableFuture.completedFuture(new OracleMapReply(where));
       }
       long[] ids = group.equals(P0) ? now().p0() : now().p1();
-      return CompletableFuture.completedFuture(new Msgs.PartitionStatsReply(ids.length, 0, 0, 0, ids));
+      return CompletableFuture.completedFuture(new PartitionStatsReply(ids.length, 0, 0, 0, ids));
     }
 
     @Override
