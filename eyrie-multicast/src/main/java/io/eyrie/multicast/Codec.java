@@ -75,6 +75,12 @@ public final class Codec {
     WireTypes.register(k);
     int maxId = 99;
     for (Map.Entry<Integer, CodecRegistry.Registration> e : registry.registrations().entrySet()) {
+      com.esotericsoftware.kryo.Registration taken = k.getRegistration(e.getKey());
+      if (taken != null) {
+        // Kryo would silently replace eyrie-multicast's own class, which then no longer encodes.
+        throw new IllegalArgumentException("id " + e.getKey() + " of " + e.getValue().type().getName()
+            + " is eyrie-multicast's (" + taken.getType().getName() + ")");
+      }
       if (e.getValue().serializer() != null) {
         k.register(e.getValue().type(), e.getValue().serializer(), e.getKey());
       } else {

@@ -24,6 +24,8 @@ public final class CodecRegistry {
 
   /** The smallest id an application may use. */
   public static final int FIRST_APPLICATION_ID = 100;
+  /** eyrie-multicast's own classes beyond its first range (10-39) take ids from here to 99. */
+  static final int FIRST_MULTICAST_LATE_ID = 90;
 
   /**
    * One registration.
@@ -80,16 +82,17 @@ public final class CodecRegistry {
   }
 
   /**
-   * Registers one of Eyrie's own classes (ids 40 to 99, reserved for Eyrie's modules such as
-   * eyrie-core; applications use {@link #register(int, Class)}).
+   * Registers one of Eyrie's own classes (ids 40 to 89, reserved for Eyrie's modules such as
+   * eyrie-core; eyrie-multicast's own classes take 10 to 39 and 90 to 99; applications use
+   * {@link #register(int, Class)}).
    *
-   * @param id the registration id, 40 to 99
+   * @param id the registration id, 40 to 89
    * @param type the class
    * @return this registry
    */
   public synchronized CodecRegistry registerEyrie(int id, Class<?> type) {
-    if (id < 40 || id >= FIRST_APPLICATION_ID) {
-      throw new IllegalArgumentException("Eyrie's module ids are 40 to 99: " + id);
+    if (id < 40 || id >= FIRST_MULTICAST_LATE_ID) {
+      throw new IllegalArgumentException("Eyrie's module ids are 40 to 89: " + id);
     }
     Registration prev = byId.get(id);
     if (prev != null && prev.type() != type) {

@@ -294,4 +294,18 @@ class FrameCodecTest {
       assertRejectedAndClosed(framed(bad), "malformed frame: ");
     }
   }
+  /**
+   * eyrie-multicast's own classes keep their ids whatever the other modules register: Abandoned
+   * had id 40, which eyrie-core's ObjId also takes, and Kryo kept the later registration, so a
+   * DS-SMR node could not send Abandoned ("Class is not registered").
+   */
+  @Test
+  void theOtherModulesIdsTakeNothingFromTheMulticastLayer() {
+    Codec withModules = new Codec(CodecRegistry.create().registerEyrie(40, Intruder.class)
+        .registerEyrie(41, Intruder[].class).registerEyrie(89, String[][].class));
+    Wire.Abandoned a = new Wire.Abandoned(new MsgId(5, 6, 0));
+    assertEquals(a, withModules.decode(withModules.encode(a)));
+    assertThrows(IllegalArgumentException.class, () -> CodecRegistry.create().registerEyrie(90, Intruder.class),
+        "90 to 99 are eyrie-multicast's own");
+  }
 }
