@@ -33,8 +33,7 @@ class BankGraphPlacementTest {
 
   @Test
   void withoutLocalityMovesStopAndTransfersRunWithSsmr() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("BankGraphPlacementTest seed=" + seed);
+    long seed = DssmrFixture.seed("BankGraphPlacementTest");
     Random rnd = new Random(seed);
     try (EmbeddedCluster c = DssmrFixture.bank(4, () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH));
         Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
@@ -75,8 +74,7 @@ class BankGraphPlacementTest {
    */
   @Test
   void theRebalancerSpreadsObjectsCreatedInOnePartition() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("BankGraphPlacementTest seed=" + seed);
+    long seed = DssmrFixture.seed("BankGraphPlacementTest");
     Random rnd = new Random(seed);
     java.util.function.Supplier<OracleStateMachine> allInP0 = () -> new OracleStateMachine(
         OracleStateMachine.Placement.GRAPH) {

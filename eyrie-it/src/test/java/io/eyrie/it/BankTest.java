@@ -34,8 +34,7 @@ class BankTest {
   @ParameterizedTest
   @EnumSource(Client.Mode.class)
   void transfersConserveTheTotal(Client.Mode mode) throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("BankTest " + mode + " seed=" + seed);
+    long seed = DssmrFixture.seed("BankTest " + mode);
     try (EmbeddedCluster c = DssmrFixture.bank(4, RandomTargetOracle::new)) {
       TreeSet<ObjId> all = new TreeSet<>();
       try (Client setup = DssmrFixture.client(c, mode, 3)) {

@@ -55,8 +55,7 @@ class DssmrFaultTest {
 
   @Test
   void oracleAndPartitionLeadersCrashDuringMoves() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("DssmrFaultTest seed=" + seed);
+    long seed = DssmrFixture.seed("DssmrFaultTest");
     try (EmbeddedCluster c = DssmrFixture.bank(4, RandomTargetOracle::new)) {
       TreeSet<ObjId> all = new TreeSet<>();
       try (Client setup = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {

@@ -1,10 +1,17 @@
 package io.eyrie.it;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
+import io.eyrie.core.ObjId;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */
@@ -24,5 +31,27 @@ final class DssmrFixture {
   static Client client(EmbeddedCluster c, Client.Mode mode, int retryThreshold) {
     return Client.newBuilder().cluster(c.cluster()).service(new BankService().get()).mode(mode)
         .retryThreshold(retryThreshold).build();
+  }
+
+  /** The random seed of a test run: -Deyrie.seed=N replays one; printed so that a failure can be replayed. */
+  static long seed(String run) {
+    long seed = Long.getLong("eyrie.seed", System.nanoTime());
+    System.out.println(run + " seed=" + seed);
+    return seed;
+  }
+
+  /** The objects with these ids, in order. */
+  static SortedSet<ObjId> ids(long... ids) {
+    SortedSet<ObjId> objs = new TreeSet<>();
+    for (long i : ids) {
+      objs.add(ObjId.valueOf(i));
+    }
+    return objs;
+  }
+
+  /** Asserts that the oracle's map and the partitions agree, as the client's audit sees them. */
+  static void assertAuditClean(Client client) throws Exception {
+    AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
+    assertTrue(r.clean(), "the oracle's map and the partitions agree: " + r);
   }
 }

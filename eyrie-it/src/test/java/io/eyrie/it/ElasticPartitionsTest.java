@@ -43,8 +43,7 @@ class ElasticPartitionsTest {
 
   @Test
   void addAPartitionUnderLoadThenDrainAnother() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("ElasticPartitionsTest seed=" + seed);
+    long seed = DssmrFixture.seed("ElasticPartitionsTest");
     try (EmbeddedCluster c = DssmrFixture.bank(2);
         Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
         // Built on the cluster file: it learns p2 only when a command tells it to.

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
@@ -159,16 +158,11 @@ class MisbehavingApplicationTest {
   }
 
   static Reply read(Client c, long... ids) throws Exception {
-    java.util.TreeSet<ObjId> objs = new java.util.TreeSet<>();
-    for (long i : ids) {
-      objs.add(id(i));
-    }
-    return get(c.sendAccess(Command.access(new ReadAll(), objs)));
+    return get(c.sendAccess(Command.access(new ReadAll(), DssmrFixture.ids(ids))));
   }
 
   static void assertAuditClean() throws Exception {
-    AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(r.clean(), "the oracle's map and the partitions agree: " + r);
+    DssmrFixture.assertAuditClean(client);
   }
 
   @Test

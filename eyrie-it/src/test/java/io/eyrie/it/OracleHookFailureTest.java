@@ -118,11 +118,7 @@ class OracleHookFailureTest {
   }
 
   static Reply read(long... ids) throws Exception {
-    TreeSet<ObjId> objs = new TreeSet<>();
-    for (long i : ids) {
-      objs.add(id(i));
-    }
-    return get(client.sendAccess(Command.access(new BankOps.Read(), objs)));
+    return get(client.sendAccess(Command.access(new BankOps.Read(), DssmrFixture.ids(ids))));
   }
 
   /** Refused, with the application's exception in the reason. */
@@ -175,7 +171,6 @@ class OracleHookFailureTest {
 
   /** The oracle's map and the partitions agree (the refused commands left nothing behind). */
   static void assertAuditClean() throws Exception {
-    io.eyrie.core.AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(r.clean(), r.toString());
+    DssmrFixture.assertAuditClean(client);
   }
 }

@@ -65,11 +65,7 @@ class ProtocolPathsTest {
   }
 
   static long[] read(Client c, long... ids) throws Exception {
-    TreeSet<ObjId> objs = new TreeSet<>();
-    for (long i : ids) {
-      objs.add(id(i));
-    }
-    Reply r = get(c.sendAccess(Command.access(new BankOps.Read(), objs)));
+    Reply r = get(c.sendAccess(Command.access(new BankOps.Read(), DssmrFixture.ids(ids))));
     assertTrue(r.isOk(), "read " + r);
     return (long[]) r.value();
   }
