@@ -7,6 +7,7 @@ import io.eyrie.core.Client;
 import io.eyrie.core.ObjId;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
 import java.util.SortedSet;
@@ -16,6 +17,12 @@ import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */
 final class DssmrFixture {
+  static final GroupId ORACLE = GroupId.valueOf("oracle");
+  static final GroupId P0 = GroupId.valueOf("p0");
+  static final GroupId P1 = GroupId.valueOf("p1");
+  static final GroupId P2 = GroupId.valueOf("p2");
+  static final GroupId P3 = GroupId.valueOf("p3");
+
   private DssmrFixture() {}
 
   static EmbeddedCluster bank(int partitions, Supplier<? extends OracleStateMachine> oracle) {

@@ -1,5 +1,8 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.P0;
+import static io.eyrie.it.DssmrFixture.P1;
+import static io.eyrie.it.DssmrFixture.P2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +15,6 @@ import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.ClusterAdmin;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import java.time.Duration;
 import java.util.List;
@@ -34,9 +36,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class ElasticPartitionsTest {
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
   static final int FIRST = 24;
   static final int MORE = 12;
   static final long INITIAL = 1000;

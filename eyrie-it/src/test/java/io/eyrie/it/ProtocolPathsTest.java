@@ -1,5 +1,6 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.ORACLE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,7 +37,6 @@ class ProtocolPathsTest {
   static EmbeddedCluster cluster;
   static Client client;
   static MulticastClient raw;
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
 
   @BeforeAll
   static void start() {

@@ -1,5 +1,9 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.ORACLE;
+import static io.eyrie.it.DssmrFixture.P0;
+import static io.eyrie.it.DssmrFixture.P1;
+import static io.eyrie.it.DssmrFixture.P2;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,10 +41,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class RestartedReplicaInitialStateTest {
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
   static final long INITIAL = 1000;
 
   static EmbeddedCluster cluster() {
