@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
+import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
+import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
@@ -12,6 +14,7 @@ import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -60,5 +63,19 @@ final class DssmrFixture {
   static void assertAuditClean(Client client) throws Exception {
     AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
     assertTrue(r.clean(), "the oracle's map and the partitions agree: " + r);
+  }
+
+  /** Waits 20 s, well within the client's 30 s: a hung command fails here, not as the client's timeout. */
+  static Reply get(CompletableFuture<Reply> f) throws Exception {
+    return f.get(20, TimeUnit.SECONDS);
+  }
+
+  static ObjId id(long v) {
+    return ObjId.valueOf(v);
+  }
+
+  /** Creates object {@code id} with {@code value} through the client; returns the reply. */
+  static Reply create(Client c, long id, long value) throws Exception {
+    return get(c.sendCreate(Command.create(id(id), value)));
   }
 }

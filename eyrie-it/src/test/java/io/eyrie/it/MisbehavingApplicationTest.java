@@ -1,5 +1,8 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.create;
+import static io.eyrie.it.DssmrFixture.get;
+import static io.eyrie.it.DssmrFixture.id;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +20,6 @@ import io.eyrie.oracle.OracleStateMachine;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -143,18 +145,6 @@ class MisbehavingApplicationTest {
         }
       }
     }
-  }
-
-  static Reply get(CompletableFuture<Reply> f) throws Exception {
-    return f.get(20, TimeUnit.SECONDS);
-  }
-
-  static ObjId id(long v) {
-    return ObjId.valueOf(v);
-  }
-
-  static Reply create(Client c, long id, long value) throws Exception {
-    return get(c.sendCreate(Command.create(id(id), value)));
   }
 
   static Reply read(Client c, long... ids) throws Exception {
