@@ -58,6 +58,24 @@ class RestartedReplicaInitialStateTest {
     }
   }
 
+  /** What a test checks after the schedule: the cluster, the DS-SMR client and where v was placed. */
+  interface AfterRestart {
+    void check(EmbeddedCluster c, Client cl, GroupId at) throws Exception;
+  }
+
+  /**
+   * Runs the review's schedule ({@link #createAddAndRestart}) for {@code v} on a new cluster with
+   * a DS-SMR client (retry threshold 3), an S-SMR client and an admin client, then {@code then}.
+   */
+  static void afterRestart(ObjId v, AfterRestart then) throws Exception {
+    try (EmbeddedCluster c = cluster();
+        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
+        Client ssmr = DssmrFixture.client(c, Client.Mode.SSMR, 0);
+        MulticastClient admin = c.newClient()) {
+      then.check(c, cl, createAddAndRestart(c, cl, ssmr, admin, v));
+    }
+  }
+
   /**
    * The review's schedule up to the restart: accounts in p0 and p1, an acknowledged S-SMR create
    * of {@code v}, p2 added to the cluster and the oracle's table, node 3 restarted without a
@@ -92,11 +110,7 @@ class RestartedReplicaInitialStateTest {
   @Test
   void aRestartedNodesOracleReplicaReplaysTheLogFromTheClusterFilesTable() throws Exception {
     ObjId v = ObjId.valueOf(100);
-    try (EmbeddedCluster c = cluster();
-        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
-        Client ssmr = DssmrFixture.client(c, Client.Mode.SSMR, 0);
-        MulticastClient admin = c.newClient()) {
-      GroupId at = createAddAndRestart(c, cl, ssmr, admin, v);
+    afterRestart(v, (c, cl, at) -> {
       Node n1 = c.node(1);
       Node n3 = c.node(3);
       // Nothing else runs: once node 3 applied what node 1 did, their oracle states are equal.
@@ -106,17 +120,13 @@ class RestartedReplicaInitialStateTest {
               + n3.stats(ORACLE).executed() + " executed, node 1 at " + n1.stats(ORACLE).executed() + ")");
       assertEquals(at, locationAt(n3, v), "the restarted replica maps the acknowledged object where its peers do");
       assertArrayEquals(oracleState(c.node(2)), oracleState(n3));
-    }
+    });
   }
 
   @Test
   void anAcknowledgedSsmrCreateReadsBackWhileTheRestartedReplicaLeadsTheOracle() throws Exception {
     ObjId v = ObjId.valueOf(100);
-    try (EmbeddedCluster c = cluster();
-        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
-        Client ssmr = DssmrFixture.client(c, Client.Mode.SSMR, 0);
-        MulticastClient admin = c.newClient()) {
-      createAddAndRestart(c, cl, ssmr, admin, v);
+    afterRestart(v, (c, cl, at) -> {
       // Node 3 leads the oracle: node 1 (its preferred leader, which the balancing would hand it
       // back to) is stopped, and node 2 hands the leadership over if it got it.
       c.kill(1);
@@ -136,7 +146,7 @@ class RestartedReplicaInitialStateTest {
       assertEquals(3, c.leaderOf(ORACLE), "still led by node 3");
       AuditReport audit = cl.audit().get(60, TimeUnit.SECONDS);
       assertTrue(audit.clean(), audit.toString());
-    }
+    });
   }
 
   /** The oracle replica's whole replicated state (map, chains, table), as its snapshot bytes. */
