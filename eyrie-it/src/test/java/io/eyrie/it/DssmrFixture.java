@@ -59,10 +59,19 @@ final class DssmrFixture {
     return objs;
   }
 
-  /** Asserts that the oracle's map and the partitions agree, as the client's audit sees them. */
+  /** Asserts that the oracle's map and the partitions agree, as the client's audit sees them within 30 s. */
   static void assertAuditClean(Client client) throws Exception {
-    AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
+    assertAuditClean(client, 30);
+  }
+
+  /**
+   * Asserts that the oracle's map and the partitions agree, as the client's audit sees them
+   * within {@code seconds}; returns the audit.
+   */
+  static AuditReport assertAuditClean(Client client, int seconds) throws Exception {
+    AuditReport r = client.audit().get(seconds, TimeUnit.SECONDS);
     assertTrue(r.clean(), "the oracle's map and the partitions agree: " + r);
+    return r;
   }
 
   /** Waits 20 s, well within the client's 30 s: a hung command fails here, not as the client's timeout. */

@@ -121,8 +121,7 @@ class ElasticPartitionsTest {
       assertEquals(null, failure.get(), "no command failed");
       assertTrue(done.get() > before, "transfers went on during and after the drain");
 
-      AuditReport audit = cl.audit().get(60, TimeUnit.SECONDS);
-      assertTrue(audit.clean(), audit.toString());
+      AuditReport audit = DssmrFixture.assertAuditClean(cl, 60);
       assertEquals(0, audit.perPartition().getOrDefault("p0", 0), "p0 holds no account: " + audit.perPartition());
       long total = 0;
       Reply read = cl.sendAccess(Command.access(new BankOps.Read(), all)).get(120, TimeUnit.SECONDS);

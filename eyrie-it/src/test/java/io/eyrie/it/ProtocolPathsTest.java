@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
@@ -160,8 +159,7 @@ class ProtocolPathsTest {
     assertEquals(0, r.value(), "nothing was moved");
     assertEquals(at, whereIs(1_020), "the oracle refused the stale move");
     assertArrayEquals(new long[] {30}, read(client, 1_020));
-    AuditReport audit = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(audit.clean(), audit.toString());
+    DssmrFixture.assertAuditClean(client, 30);
   }
 
   @Test
@@ -192,7 +190,6 @@ class ProtocolPathsTest {
         assertTrue(where.contains(whereIs(i)), "objects stayed in place");
       }
     }
-    AuditReport audit = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(audit.clean(), audit.toString());
+    DssmrFixture.assertAuditClean(client, 30);
   }
 }

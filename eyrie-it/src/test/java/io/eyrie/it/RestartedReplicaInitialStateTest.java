@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
@@ -144,8 +143,7 @@ class RestartedReplicaInitialStateTest {
       Reply again = cl.sendCreate(Command.create(v, INITIAL)).get(60, TimeUnit.SECONDS);
       assertTrue(!again.isOk(), "a second create of it is refused (it exists): " + again);
       assertEquals(3, c.leaderOf(ORACLE), "still led by node 3");
-      AuditReport audit = cl.audit().get(60, TimeUnit.SECONDS);
-      assertTrue(audit.clean(), audit.toString());
+      DssmrFixture.assertAuditClean(cl, 60);
     });
   }
 
