@@ -43,11 +43,8 @@ class BankGraphPlacementTest {
         if (n == TRANSFERS / 2) {
           half = cl.stats();
         }
-        long from = rnd.nextInt(ACCOUNTS);
-        long to = (from + 1 + rnd.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-        Reply r = cl.sendAccess(Command.access(new BankOps.Transfer(from, to, 1 + rnd.nextInt(80)),
-            ObjId.valueOf(from), ObjId.valueOf(to))).get(120, TimeUnit.SECONDS);
-        assertTrue(r.isOk() && ("ok".equals(r.value()) || "insufficient".equals(r.value())), "transfer: " + r);
+        Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 80)).get(120, TimeUnit.SECONDS);
+        DssmrFixture.assertTransferRan(r);
       }
       ClientStats end = cl.stats();
       long lateMoves = end.moves() - half.moves();

@@ -7,11 +7,13 @@ import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
+import io.eyrie.examples.bank.BankOps;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
+import java.util.Random;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -86,5 +88,20 @@ final class DssmrFixture {
   /** Creates object {@code id} with {@code value} through the client; returns the reply. */
   static Reply create(Client c, long id, long value) throws Exception {
     return get(c.sendCreate(Command.create(id(id), value)));
+  }
+
+  /**
+   * A transfer of 1 to {@code maxAmount} between two different accounts of 0 to
+   * {@code accounts - 1}, drawn from {@code rnd} in this order: source, destination, amount.
+   */
+  static Command randomTransfer(Random rnd, int accounts, int maxAmount) {
+    long from = rnd.nextInt(accounts);
+    long to = (from + 1 + rnd.nextInt(accounts - 1)) % accounts;
+    return Command.access(new BankOps.Transfer(from, to, 1 + rnd.nextInt(maxAmount)), ObjId.valueOf(from), ObjId.valueOf(to));
+  }
+
+  /** Asserts that a transfer ran: it moved the money or found the balance insufficient. */
+  static void assertTransferRan(Reply r) {
+    assertTrue(r.isOk() && ("ok".equals(r.value()) || "insufficient".equals(r.value())), "transfer: " + r);
   }
 }
