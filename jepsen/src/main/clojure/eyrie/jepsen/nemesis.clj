@@ -260,6 +260,24 @@
 
 ;; ---------------------------------------------------------------------------
 
+;; Kills and pauses: the nodes at fault are kept in the nemesis's state under `k` (:killed,
+;; :paused) until healed.
+(defn- fault-targets!
+  "Applies `fault!` to the targets of `mode`, adds them to the set at `k` and returns them."
+  [state k fault! test mode rng]
+  (let [ns (targets test mode rng)]
+    (doseq [n ns] (fault! test n))
+    (swap! state update k into ns)
+    ns))
+
+(defn- heal-all!
+  "Applies `heal!` to every node in the set at `k`, in order, empties the set and returns the nodes."
+  [state k heal! test]
+  (let [ns (sort (k @state))]
+    (doseq [n ns] (heal! test n))
+    (swap! state assoc k #{})
+    ns))
+
 (defrecord ClusterNemesis [^Random rng state]
   Nemesis
   (setup! [this _] this)
@@ -268,22 +286,10 @@
     (let [mode (:value op)
           done (fn [v] (assoc op :type :info :value v))]
       (case (:f op)
-        :start-kill (let [ns (targets test mode rng)]
-                      (doseq [n ns] (db/kill! test n))
-                      (swap! state update :killed into ns)
-                      (done {:mode mode :killed ns}))
-        :stop-kill (let [ns (sort (:killed @state))]
-                     (doseq [n ns] (db/start! test n))
-                     (swap! state assoc :killed #{})
-                     (done {:restarted ns}))
-        :start-pause (let [ns (targets test mode rng)]
-                       (doseq [n ns] (db/pause! test n))
-                       (swap! state update :paused into ns)
-                       (done {:mode mode :paused ns}))
-        :stop-pause (let [ns (sort (:paused @state))]
-                      (doseq [n ns] (db/resume! test n))
-                      (swap! state assoc :paused #{})
-                      (done {:resumed ns}))
+        :start-kill (done {:mode mode :killed (fault-targets! state :killed db/kill! test mode rng)})
+        :stop-kill (done {:restarted (heal-all! state :killed db/start! test)})
+        :start-pause (done {:mode mode :paused (fault-targets! state :paused db/pause! test mode rng)})
+        :stop-pause (done {:resumed (heal-all! state :paused db/resume! test)})
         :start-partition (let [g (grudge test mode rng)]
                            (net/partition! test g)
                            (done {:mode mode

@@ -94,6 +94,19 @@
   (io/make-parents file)
   (ImageIO/write img "png" (io/file file)))
 
+(defn- gridline!
+  "Draws a light horizontal line across the plot area at `py`, labelled `label` on the left."
+  [^Graphics2D g py ^String label]
+  (.setColor g (Color. 225 225 225))
+  (.drawLine g L py (- W R) py)
+  (.setColor g Color/DARK_GRAY)
+  (.drawString g label 30 (+ py 4)))
+
+(defn- fault-legend
+  "The legend entries ([name color]) of the faults that have a period in the plot."
+  [periods]
+  (map (fn [[f c]] [f c]) (filter #(some (fn [p] (= (key %) (:fault p))) periods) fault-colors)))
+
 (defn latency-plot!
   "Writes latency-raw.png."
   [file test history]
@@ -111,15 +124,12 @@
     (doseq [d (range -1 (inc (long (Math/ceil hi))))
             :let [ms (Math/pow 10 d) py (int (y ms))]
             :when (<= ms y-max)]
-      (.setColor g (Color. 225 225 225))
-      (.drawLine g L py (- W R) py)
-      (.setColor g Color/DARK_GRAY)
-      (.drawString g (if (< ms 1) (str ms) (str (long ms))) 30 (+ py 4)))
+      (gridline! g py (if (< ms 1) (str ms) (str (long ms)))))
     (doseq [[[i c] ms] (map vector pairs lats)]
       (.setColor g ^Color (type-colors (:type c) Color/GRAY))
       (.fill g (Ellipse2D$Double. (- (x (secs (:time i))) 1.5) (- (y ms) 1.5) 3 3)))
     (legend g (concat (map (fn [t] [(name t) (type-colors t)]) [:ok :fail :info])
-                      (map (fn [[f c]] [f c]) (filter #(some (fn [p] (= (key %) (:fault p))) periods) fault-colors))))
+                      (fault-legend periods)))
     (.dispose g)
     (save! img file)))
 
@@ -143,10 +153,7 @@
         y (fn [v] (- (+ T ph) (* ph (/ v (* 1.1 y-max)))))]
     (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 11))
     (doseq [i (range 0 6) :let [v (* i (/ (* 1.1 y-max) 5)) py (int (y v))]]
-      (.setColor g (Color. 225 225 225))
-      (.drawLine g L py (- W R) py)
-      (.setColor g Color/DARK_GRAY)
-      (.drawString g (format "%.0f" (double v)) 30 (+ py 4)))
+      (gridline! g py (format "%.0f" (double v))))
     (.setStroke g (BasicStroke. 1.8))
     (doseq [[[f vals] c] (map vector series (cycle f-colors))]
       (let [p (Path2D$Double.)]
@@ -155,7 +162,7 @@
         (.setColor g ^Color c)
         (.draw g p)))
     (legend g (concat (map vector (keys series) (cycle f-colors))
-                      (filter #(some (fn [p] (= (key %) (:fault p))) periods) fault-colors)))
+                      (fault-legend periods)))
     (.dispose g)
     (save! img file)))
 

@@ -121,26 +121,30 @@ public final class ChirperClient implements AutoCloseable {
 
   /** {@code user} follows {@code followee}; the reply's value is true if it was new. */
   public CompletableFuture<Reply> follow(long user, long followee) {
-    return client.sendAccess(Command.access(new Ops.Follow(user, followee), ObjId.valueOf(user),
-        ObjId.valueOf(followee))).thenApply(r -> {
-          java.util.Set<Long> known = audience.get(followee);
-          if (r.isOk() && known != null) {
-            known.add(user);
-          }
-          return r;
-        });
+    return changeFollowing(new Ops.Follow(user, followee), user, followee, true);
   }
 
   /** {@code user} unfollows {@code followee}; the reply's value is true if it was following. */
   public CompletableFuture<Reply> unfollow(long user, long followee) {
-    return client.sendAccess(Command.access(new Ops.Unfollow(user, followee), ObjId.valueOf(user),
-        ObjId.valueOf(followee))).thenApply(r -> {
-          java.util.Set<Long> known = audience.get(followee);
-          if (r.isOk() && known != null) {
-            known.remove(user);
-          }
-          return r;
-        });
+    return changeFollowing(new Ops.Unfollow(user, followee), user, followee, false);
+  }
+
+  /**
+   * Sends a follow or unfollow {@code op} on the two users; once it succeeds, adds {@code user}
+   * to or removes it from {@code followee}'s remembered audience, if there is one.
+   */
+  private CompletableFuture<Reply> changeFollowing(Object op, long user, long followee, boolean follows) {
+    return client.sendAccess(Command.access(op, ObjId.valueOf(user), ObjId.valueOf(followee))).thenApply(r -> {
+      java.util.Set<Long> known = audience.get(followee);
+      if (r.isOk() && known != null) {
+        if (follows) {
+          known.add(user);
+        } else {
+          known.remove(user);
+        }
+      }
+      return r;
+    });
   }
 
   /** Returns the followers this client believes an author has, or null if it has not learned them. */

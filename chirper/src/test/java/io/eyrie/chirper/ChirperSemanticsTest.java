@@ -24,6 +24,11 @@ class ChirperSemanticsTest {
         .app(new ChirperService().get()).start();
   }
 
+  /** A DS-SMR chirper client of the cluster. */
+  static ChirperClient dssmr(EmbeddedCluster c) {
+    return new ChirperClient(c.cluster(), Client.Mode.DSSMR);
+  }
+
   static <T> T get(java.util.concurrent.CompletableFuture<T> f) throws Exception {
     return f.get(60, TimeUnit.SECONDS);
   }
@@ -95,8 +100,8 @@ class ChirperSemanticsTest {
   @Test
   void postsNameTheFollowersTheClientLearnedAndStayCorrectWhenTheyChange() throws Exception {
     try (EmbeddedCluster c = cluster();
-         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
-         ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+         ChirperClient a = dssmr(c);
+         ChirperClient b = dssmr(c)) {
       for (long u = 0; u < 4; u++) {
         // One community, bulk-loaded in different partitions: commands gather them in its home.
         seed(a, u, 0, (int) u % 3, new long[0], new long[0]);
@@ -133,7 +138,7 @@ class ChirperSemanticsTest {
   @Timeout(120)
   void seededUsersHaveTheirEdgesAndStartInTheChosenPartition() throws Exception {
     try (EmbeddedCluster c = cluster();
-         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+         ChirperClient a = dssmr(c)) {
       // 0 is followed by 1 and 2; seeded in partitions 0, 1 and 2 (slots), not by community
       assertTrue(get(a.proxy().sendCreate(io.eyrie.core.Command.create(io.eyrie.core.ObjId.valueOf(0),
           new Ops.SeedUser(0, 7, 0, new long[] {1, 2}, new long[0])))).isOk());
@@ -157,8 +162,8 @@ class ChirperSemanticsTest {
   @Timeout(120)
   void multiPartitionCommandsGatherUsersInTheirCommunityHome() throws Exception {
     try (EmbeddedCluster c = cluster();
-         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
-         ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+         ChirperClient a = dssmr(c);
+         ChirperClient b = dssmr(c)) {
       java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
       // Community 1's home is partition 1. Users 10 and 11 start in partition 0, 12 in
       // partition 2: the paper's rule (where most of them are) would gather a post of 10 in partition 0.
@@ -193,8 +198,8 @@ class ChirperSemanticsTest {
   @Timeout(120)
   void commandsAcrossCommunityHomesRunWhereTheUsersAreAndMoveNobody() throws Exception {
     try (EmbeddedCluster c = cluster();
-         ChirperClient a = new ChirperClient(c.cluster(), Client.Mode.DSSMR);
-         ChirperClient b = new ChirperClient(c.cluster(), Client.Mode.DSSMR)) {
+         ChirperClient a = dssmr(c);
+         ChirperClient b = dssmr(c)) {
       java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
       // Three users in the homes of communities 0, 1 and 2 (partitions 0, 1 and 2), and 23,
       // of community 1, bulk-loaded away from home in partition 0.

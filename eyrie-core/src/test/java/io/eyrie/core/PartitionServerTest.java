@@ -187,6 +187,15 @@ class PartitionServerTest {
     return new PartitionServer(new CounterServer(), g, CLUSTER, codec);
   }
 
+  /** A server at {@code g} holding counters 1, 2, ... with these values, each created through the oracle ({@link #create}). */
+  PartitionServer server(GroupId g, long... values) {
+    PartitionServer s = server(g);
+    for (int i = 0; i < values.length; i++) {
+      create(s, g, i + 1, values[i]);
+    }
+    return s;
+  }
+
   FakeExecutionContext ctx(GroupId at, Object payload, GroupId reply, GroupId... dests) {
     return new FakeExecutionContext(codec, at, payload, reply, dests);
   }
@@ -209,8 +218,7 @@ class PartitionServerTest {
 
   @Test
   void accessExecutesLocallyAndRetriesWhenAnObjectIsElsewhere() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
+    PartitionServer s = server(P0, 10);
     Execution e = s.deliver(ctx(P0, new AccessReq(Command.access(new Add(5), id(1))), P0, P0));
     assertEquals(15L, ((CoreReply) e.replyValue()).value());
     Execution miss = s.deliver(ctx(P0, new AccessReq(Command.access(new Add(5), id(1), id(2))), P0, P0));
@@ -220,9 +228,7 @@ class PartitionServerTest {
 
   @Test
   void multiObjectCommandsRunAloneAreSampledForThePlacementAndHandedOverOnce() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 0);
-    create(s, P0, 2, 0);
+    PartitionServer s = server(P0, 0, 0);
     for (int i = 0; i < 4 * AccessSampler.SAMPLE_EVERY; i++) {
       s.deliver(ctx(P0, new AccessReq(Command.access(new Add(1), id(1), id(2))), P0, P0));
       s.deliver(ctx(P0, new AccessReq(Command.access(new Add(1), id(1))), P0, P0)); // one object: no edge
@@ -236,8 +242,7 @@ class PartitionServerTest {
 
   @Test
   void applicationRetryCarriesTheExtraObjects() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 0);
+    PartitionServer s = server(P0, 0);
     CoreReply r = (CoreReply) s.deliver(ctx(P0, new AccessReq(Command.access(new Widen(7), id(1))), P0, P0))
         .replyValue();
     assertEquals(CoreReply.Status.RETRY, r.status());
@@ -269,9 +274,7 @@ class PartitionServerTest {
    */
   @Test
   void noMoveShipsIntoARetiredPartition() {
-    PartitionServer src = server(P0);
-    create(src, P0, 1, 10);
-    create(src, P0, 2, 20);
+    PartitionServer src = server(P0, 10, 20);
     FakeExecutionContext change = ctx(P0, new PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
     assertEquals(java.util.Set.of(ORACLE), src.deliver(change).awaited(), "waits for the oracle's table");
     MoveReq m = new MoveReq(new ObjId[] {id(1)}, P0, P1);
@@ -319,8 +322,7 @@ class PartitionServerTest {
    */
   @Test
   void anAbandonedPartitionChangeOrCreateEndsCleanly() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
+    PartitionServer s = server(P0, 10);
     FakeExecutionContext change = ctx(P0, new PartitionChange(P1, false), ORACLE, ORACLE, P0, P1);
     s.deliver(change);
     change.abandon(ORACLE);
@@ -365,9 +367,7 @@ class PartitionServerTest {
    */
   @Test
   void commandsOnTheObjectsOfAWaitingCommandWaitForItAndOthersRun() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
-    create(s, P0, 2, 20);
+    PartitionServer s = server(P0, 10, 20);
     SsmrReq req = new SsmrReq(Command.access(new Add(1), id(1), id(9)));
     FakeExecutionContext z = ctx(P0, req, P0, P0, P1);
     assertEquals(java.util.Set.of(P1), s.deliver(z).awaited());
@@ -414,10 +414,7 @@ class PartitionServerTest {
    */
   @Test
   void aReadIsServedOffTheLogOnlyWhenNoCommandHereHoldsOrAwaitsItsObjects() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
-    create(s, P0, 2, 20);
-    create(s, P0, 3, 30);
+    PartitionServer s = server(P0, 10, 20, 30);
     byte[] before = s.snapshot();
     assertEquals(30L, read(s, new Sum(), 1, 2).value());
     assertArrayEquals(before, s.snapshot(), "a read changes nothing replicated, not even the counters");
@@ -451,9 +448,7 @@ class PartitionServerTest {
   /** An application sees only the objects its command declares, even those held here. */
   @Test
   void getObjectSeesOnlyTheCommandsObjects() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
-    create(s, P0, 2, 20);
+    PartitionServer s = server(P0, 10, 20);
     assertEquals(Boolean.TRUE, ((CoreReply) s.deliver(ctx(P0, new AccessReq(
         Command.access(new Peek(2), id(1), id(2))), P0, P0)).replyValue()).value());
     assertEquals(Boolean.FALSE, ((CoreReply) s.deliver(ctx(P0, new AccessReq(
@@ -539,9 +534,7 @@ class PartitionServerTest {
    */
   @Test
   void aCommandThatFailsAfterWritingChangesNothing() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
-    create(s, P0, 2, 20);
+    PartitionServer s = server(P0, 10, 20);
     for (String fail : new String[] {"throw", "retry", "spoil"}) {
       FakeExecutionContext c = ctx(P0, new AccessReq(Command.access(new AddAllThen(5, fail), id(1), id(2))), P0, P0);
       if (fail.equals("retry")) {
@@ -643,9 +636,7 @@ class PartitionServerTest {
 
   @Test
   void snapshotRestoresObjectsAndCounters() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
-    create(s, P0, 2, 20);
+    PartitionServer s = server(P0, 10, 20);
     byte[] snap = s.snapshot();
     PartitionServer t = server(P0);
     t.restore(snap);
@@ -664,10 +655,7 @@ class PartitionServerTest {
    * (its object made), a retired partition, and a partition change waiting for its table.
    */
   PartitionServer populated() {
-    PartitionServer s = server(P0);
-    create(s, P0, 1, 10);
-    create(s, P0, 2, 20);
-    create(s, P0, 3, 30);
+    PartitionServer s = server(P0, 10, 20, 30);
     s.deliver(ctx(P0, new AccessReq(Command.access(new Add(1), id(1), id(7))), P0, P0)); // a retry
     s.deliver(ctx(P0, new AccessReq(Command.access(new Widen(7), id(1))), P0, P0)); // the application's retry
     PartitionServer p1 = server(P1);

@@ -33,8 +33,7 @@ class BankGraphPlacementTest {
 
   @Test
   void withoutLocalityMovesStopAndTransfersRunWithSsmr() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("BankGraphPlacementTest seed=" + seed);
+    long seed = DssmrFixture.seed("BankGraphPlacementTest");
     Random rnd = new Random(seed);
     try (EmbeddedCluster c = DssmrFixture.bank(4, () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH));
         Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
@@ -44,11 +43,8 @@ class BankGraphPlacementTest {
         if (n == TRANSFERS / 2) {
           half = cl.stats();
         }
-        long from = rnd.nextInt(ACCOUNTS);
-        long to = (from + 1 + rnd.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-        Reply r = cl.sendAccess(Command.access(new BankOps.Transfer(from, to, 1 + rnd.nextInt(80)),
-            ObjId.valueOf(from), ObjId.valueOf(to))).get(120, TimeUnit.SECONDS);
-        assertTrue(r.isOk() && ("ok".equals(r.value()) || "insufficient".equals(r.value())), "transfer: " + r);
+        Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 80)).get(120, TimeUnit.SECONDS);
+        DssmrFixture.assertTransferRan(r);
       }
       ClientStats end = cl.stats();
       long lateMoves = end.moves() - half.moves();
@@ -75,8 +71,7 @@ class BankGraphPlacementTest {
    */
   @Test
   void theRebalancerSpreadsObjectsCreatedInOnePartition() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("BankGraphPlacementTest seed=" + seed);
+    long seed = DssmrFixture.seed("BankGraphPlacementTest");
     Random rnd = new Random(seed);
     java.util.function.Supplier<OracleStateMachine> allInP0 = () -> new OracleStateMachine(
         OracleStateMachine.Placement.GRAPH) {

@@ -34,8 +34,7 @@ class BankTest {
   @ParameterizedTest
   @EnumSource(Client.Mode.class)
   void transfersConserveTheTotal(Client.Mode mode) throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("BankTest " + mode + " seed=" + seed);
+    long seed = DssmrFixture.seed("BankTest " + mode);
     try (EmbeddedCluster c = DssmrFixture.bank(4, RandomTargetOracle::new)) {
       TreeSet<ObjId> all = new TreeSet<>();
       try (Client setup = DssmrFixture.client(c, mode, 3)) {
@@ -55,11 +54,8 @@ class BankTest {
           // Two writers fall back after one retry: forces S-SMR executions next to moves.
           try (Client cl = DssmrFixture.client(c, mode, wi < 2 ? 1 : 3)) {
             for (int n = 0; n < 40; n++) {
-              long from = rnd.nextInt(ACCOUNTS);
-              long to = (from + 1 + rnd.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-              Reply r = cl.sendAccess(Command.access(new BankOps.Transfer(from, to, 1 + rnd.nextInt(80)),
-                  ObjId.valueOf(from), ObjId.valueOf(to))).get(120, TimeUnit.SECONDS);
-              assertTrue(r.isOk() && ("ok".equals(r.value()) || "insufficient".equals(r.value())), "transfer: " + r);
+              Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 80)).get(120, TimeUnit.SECONDS);
+              DssmrFixture.assertTransferRan(r);
             }
             stats.add(cl.stats());
           } catch (Throwable e) {

@@ -25,8 +25,7 @@ class ConvergenceTest {
 
   @Test
   void objectsUsedTogetherEndUpTogether() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("ConvergenceTest seed=" + seed);
+    long seed = DssmrFixture.seed("ConvergenceTest");
     int groups = 10;
     int perGroup = 4;
     try (EmbeddedCluster c = DssmrFixture.bank(4)) {

@@ -1,5 +1,8 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.P0;
+import static io.eyrie.it.DssmrFixture.P1;
+import static io.eyrie.it.DssmrFixture.P2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +15,6 @@ import io.eyrie.core.Reply;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.multicast.ClusterAdmin;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import java.time.Duration;
 import java.util.List;
@@ -34,17 +36,13 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class ElasticPartitionsTest {
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
   static final int FIRST = 24;
   static final int MORE = 12;
   static final long INITIAL = 1000;
 
   @Test
   void addAPartitionUnderLoadThenDrainAnother() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("ElasticPartitionsTest seed=" + seed);
+    long seed = DssmrFixture.seed("ElasticPartitionsTest");
     try (EmbeddedCluster c = DssmrFixture.bank(2);
         Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
         // Built on the cluster file: it learns p2 only when a command tells it to.
@@ -123,8 +121,7 @@ class ElasticPartitionsTest {
       assertEquals(null, failure.get(), "no command failed");
       assertTrue(done.get() > before, "transfers went on during and after the drain");
 
-      AuditReport audit = cl.audit().get(60, TimeUnit.SECONDS);
-      assertTrue(audit.clean(), audit.toString());
+      AuditReport audit = DssmrFixture.assertAuditClean(cl, 60);
       assertEquals(0, audit.perPartition().getOrDefault("p0", 0), "p0 holds no account: " + audit.perPartition());
       long total = 0;
       Reply read = cl.sendAccess(Command.access(new BankOps.Read(), all)).get(120, TimeUnit.SECONDS);

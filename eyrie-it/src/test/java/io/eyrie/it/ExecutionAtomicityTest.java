@@ -54,6 +54,36 @@ class ExecutionAtomicityTest {
     }
   }
 
+  /** Submits delete(id) on the ordered path (at's partition and the oracle) without settling. */
+  private static Msg submitDelete(DssmrSim sim, ObjId id, GroupId at) {
+    return sim.submitAll(sim.msg(new DeleteReq(Command.delete(id, null), at), at, ORACLE, at));
+  }
+
+  /**
+   * The F1 schedule's start: v (balance 5) lives in P1 and the oracle's clock runs ahead; delete(v)
+   * is submitted, the oracle->P1 channel held and P1's leader failed over, then everything else
+   * settles. Returns the delete, which cannot complete until the channel is released.
+   */
+  private static Msg deleteWhileTheOracleCannotReachP1(DssmrSim sim) {
+    create(sim, V, 5, p(0));
+    busyOracle(sim, p(1));
+    Msg del = submitDelete(sim, V, p(0));
+    sim.hold(ORACLE, p(0));
+    sim.failOver(p(0));
+    sim.settle();
+    return del;
+  }
+
+  /**
+   * Ships P1's proposal to the oracle and the oracle's verdict back to P1, then holds P1's
+   * channel to the oracle: the signal that P1 started the command stays undelivered.
+   */
+  private static void holdP1sStartedSignal(DssmrSim sim) {
+    sim.ship(p(0), ORACLE);
+    sim.ship(ORACLE, p(0));
+    sim.hold(p(0), ORACLE);
+  }
+
   private static Msg read(DssmrSim sim, ObjId id, GroupId at) {
     return sim.submitAll(sim.msg(new AccessReq(Command.access(new BankOps.Read(), id)), at, at));
   }
@@ -73,12 +103,7 @@ class ExecutionAtomicityTest {
   @Test
   void aConsultDoesNotSeeADeleteThatThePartitionHasNotStarted() {
     DssmrSim sim = new DssmrSim(2);
-    create(sim, V, 5, p(0));
-    busyOracle(sim, p(1));
-    Msg del = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
-    sim.hold(ORACLE, p(0));
-    sim.failOver(p(0));
-    sim.settle();
+    Msg del = deleteWhileTheOracleCannotReachP1(sim);
 
     Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
     Msg y = read(sim, V, p(0));
@@ -103,12 +128,7 @@ class ExecutionAtomicityTest {
   @Test
   void aCreateOrderedAfterADeleteWaitsUntilThePartitionStartedTheDelete() {
     DssmrSim sim = new DssmrSim(2);
-    create(sim, V, 5, p(0));
-    busyOracle(sim, p(1));
-    Msg del = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
-    sim.hold(ORACLE, p(0));
-    sim.failOver(p(0));
-    sim.settle();
+    Msg del = deleteWhileTheOracleCannotReachP1(sim);
 
     Msg x = sim.submitAll(sim.msg(new CreateReq(Command.create(V, 77L), p(1)), p(1), ORACLE, p(1)));
     sim.settle();
@@ -141,7 +161,7 @@ class ExecutionAtomicityTest {
     Msg z1 = sim.msg(new SsmrReq(Command.access(new BankOps.Transfer(1, 2, 1), V, W)), p(0), p(0), p(1));
     sim.submit(z1, p(0));
     sim.hold(p(0), p(1));
-    Msg z2 = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg z2 = submitDelete(sim, V, p(0));
     sim.settle();
 
     Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
@@ -169,9 +189,7 @@ class ExecutionAtomicityTest {
   void aCreateCompletesOnlyAfterTheOracleMapShowsIt() {
     DssmrSim sim = new DssmrSim(2);
     Msg c = sim.submitAll(sim.msg(new CreateReq(Command.create(V, 3L), p(0)), p(0), ORACLE, p(0)));
-    sim.ship(p(0), ORACLE);
-    sim.ship(ORACLE, p(0));
-    sim.hold(p(0), ORACLE);
+    holdP1sStartedSignal(sim);
     sim.settle();
     boolean done = sim.replies.containsKey(c.id());
     Prophecy x = sim.consult(Command.access(new BankOps.Read(), V));
@@ -187,10 +205,8 @@ class ExecutionAtomicityTest {
   void aDeleteCompletesOnlyAfterTheOracleMapDropsIt() {
     DssmrSim sim = new DssmrSim(2);
     create(sim, V, 5, p(0));
-    Msg d = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
-    sim.ship(p(0), ORACLE);
-    sim.ship(ORACLE, p(0));
-    sim.hold(p(0), ORACLE);
+    Msg d = submitDelete(sim, V, p(0));
+    holdP1sStartedSignal(sim);
     sim.settle();
     boolean done = sim.replies.containsKey(d.id());
     Prophecy x = sim.consult(Command.create(V, 1L));
@@ -328,7 +344,7 @@ class ExecutionAtomicityTest {
     assertTrue(readReturned(sim, rx2, 7), "so does one behind a blocked command on v");
     assertNull(sim.replies.get(rv.id()), "a read of v waits for the access that holds v");
     assertNull(sim.replies.get(dep.id()));
-    Msg del = sim.submitAll(sim.msg(new DeleteReq(Command.delete(V, null), p(0)), p(0), ORACLE, p(0)));
+    Msg del = submitDelete(sim, V, p(0));
     Msg mv = sim.submitAll(sim.msg(new MoveReq(new ObjId[] {V}, p(0), p(1)), p(1), ORACLE, p(0), p(1)));
     sim.settle();
     assertEquals(p(0), sim.map().get(V), "the delete has not begun at p0, so the oracle still maps v");

@@ -1,5 +1,9 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.P0;
+import static io.eyrie.it.DssmrFixture.P1;
+import static io.eyrie.it.DssmrFixture.P2;
+import static io.eyrie.it.DssmrFixture.P3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -40,10 +44,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class HalfwayGroupAddTest {
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
-  static final GroupId P3 = GroupId.valueOf("p3");
   static final long INITIAL = 100;
 
   @Test

@@ -123,8 +123,7 @@ class LargeItemTest {
       // values of the partitions' objects over the channels.
       assertTrue(ssmr.sendCreate(Command.create(A, null)).get(30, TimeUnit.SECONDS).isOk());
       assertTrue(ssmr.sendCreate(Command.create(B, null)).get(30, TimeUnit.SECONDS).isOk());
-      AuditReport before = ssmr.audit().get(30, TimeUnit.SECONDS);
-      assertTrue(before.clean(), before.toString());
+      AuditReport before = DssmrFixture.assertAuditClean(ssmr, 30);
       // With S-SMR on both objects, whichever partition holds A ships it to the other.
       long total = (Long) ssmr.sendAccess(Command.access(new Grow(JUST_BELOW), A, B)).get(60, TimeUnit.SECONDS).value();
       assertEquals(JUST_BELOW, total);

@@ -1,10 +1,12 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.create;
+import static io.eyrie.it.DssmrFixture.get;
+import static io.eyrie.it.DssmrFixture.id;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
@@ -18,7 +20,6 @@ import io.eyrie.oracle.OracleStateMachine;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -146,29 +147,12 @@ class MisbehavingApplicationTest {
     }
   }
 
-  static Reply get(CompletableFuture<Reply> f) throws Exception {
-    return f.get(20, TimeUnit.SECONDS);
-  }
-
-  static ObjId id(long v) {
-    return ObjId.valueOf(v);
-  }
-
-  static Reply create(Client c, long id, long value) throws Exception {
-    return get(c.sendCreate(Command.create(id(id), value)));
-  }
-
   static Reply read(Client c, long... ids) throws Exception {
-    java.util.TreeSet<ObjId> objs = new java.util.TreeSet<>();
-    for (long i : ids) {
-      objs.add(id(i));
-    }
-    return get(c.sendAccess(Command.access(new ReadAll(), objs)));
+    return get(c.sendAccess(Command.access(new ReadAll(), DssmrFixture.ids(ids))));
   }
 
   static void assertAuditClean() throws Exception {
-    AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(r.clean(), "the oracle's map and the partitions agree: " + r);
+    DssmrFixture.assertAuditClean(client);
   }
 
   @Test

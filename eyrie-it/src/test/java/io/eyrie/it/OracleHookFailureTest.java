@@ -1,5 +1,8 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.create;
+import static io.eyrie.it.DssmrFixture.get;
+import static io.eyrie.it.DssmrFixture.id;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,8 +18,6 @@ import io.eyrie.oracle.OracleStateMachine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -104,25 +105,8 @@ class OracleHookFailureTest {
     }
   }
 
-  /** Well within the client's 30 s: a hung command fails here, not as the client's timeout. */
-  static Reply get(CompletableFuture<Reply> f) throws Exception {
-    return f.get(20, TimeUnit.SECONDS);
-  }
-
-  static ObjId id(long v) {
-    return ObjId.valueOf(v);
-  }
-
-  static Reply create(Client c, long id, long balance) throws Exception {
-    return get(c.sendCreate(Command.create(id(id), balance)));
-  }
-
   static Reply read(long... ids) throws Exception {
-    TreeSet<ObjId> objs = new TreeSet<>();
-    for (long i : ids) {
-      objs.add(id(i));
-    }
-    return get(client.sendAccess(Command.access(new BankOps.Read(), objs)));
+    return get(client.sendAccess(Command.access(new BankOps.Read(), DssmrFixture.ids(ids))));
   }
 
   /** Refused, with the application's exception in the reason. */
@@ -175,7 +159,6 @@ class OracleHookFailureTest {
 
   /** The oracle's map and the partitions agree (the refused commands left nothing behind). */
   static void assertAuditClean() throws Exception {
-    io.eyrie.core.AuditReport r = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(r.clean(), r.toString());
+    DssmrFixture.assertAuditClean(client);
   }
 }

@@ -1,12 +1,12 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.ORACLE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.ClientStats;
 import io.eyrie.core.Command;
@@ -36,7 +36,6 @@ class ProtocolPathsTest {
   static EmbeddedCluster cluster;
   static Client client;
   static MulticastClient raw;
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
 
   @BeforeAll
   static void start() {
@@ -65,11 +64,7 @@ class ProtocolPathsTest {
   }
 
   static long[] read(Client c, long... ids) throws Exception {
-    TreeSet<ObjId> objs = new TreeSet<>();
-    for (long i : ids) {
-      objs.add(id(i));
-    }
-    Reply r = get(c.sendAccess(Command.access(new BankOps.Read(), objs)));
+    Reply r = get(c.sendAccess(Command.access(new BankOps.Read(), DssmrFixture.ids(ids))));
     assertTrue(r.isOk(), "read " + r);
     return (long[]) r.value();
   }
@@ -164,8 +159,7 @@ class ProtocolPathsTest {
     assertEquals(0, r.value(), "nothing was moved");
     assertEquals(at, whereIs(1_020), "the oracle refused the stale move");
     assertArrayEquals(new long[] {30}, read(client, 1_020));
-    AuditReport audit = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(audit.clean(), audit.toString());
+    DssmrFixture.assertAuditClean(client, 30);
   }
 
   @Test
@@ -196,7 +190,6 @@ class ProtocolPathsTest {
         assertTrue(where.contains(whereIs(i)), "objects stayed in place");
       }
     }
-    AuditReport audit = client.audit().get(30, TimeUnit.SECONDS);
-    assertTrue(audit.clean(), audit.toString());
+    DssmrFixture.assertAuditClean(client, 30);
   }
 }

@@ -40,8 +40,7 @@ class ReadOffTheLogTest {
 
   @Test
   void readsOffTheLogAreLinearizableWhileTheirObjectMovesAndChanges() throws Exception {
-    long seed = Long.getLong("eyrie.seed", System.nanoTime());
-    System.out.println("ReadOffTheLogTest seed=" + seed);
+    long seed = DssmrFixture.seed("ReadOffTheLogTest");
     try (EmbeddedCluster c = DssmrFixture.bank(2, RandomTargetOracle::new)) {
       try (Client setup = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
         for (int i = 0; i <= OTHERS; i++) {

@@ -1,10 +1,13 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.ORACLE;
+import static io.eyrie.it.DssmrFixture.P0;
+import static io.eyrie.it.DssmrFixture.P1;
+import static io.eyrie.it.DssmrFixture.P2;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.core.AuditReport;
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
 import io.eyrie.core.ObjId;
@@ -37,10 +40,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class RestartedReplicaInitialStateTest {
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
   static final long INITIAL = 1000;
 
   static EmbeddedCluster cluster() {
@@ -55,6 +54,24 @@ class RestartedReplicaInitialStateTest {
   static final class ReadableOracle extends OracleStateMachine {
     GroupId located(ObjId id) {
       return locationOf(id);
+    }
+  }
+
+  /** What a test checks after the schedule: the cluster, the DS-SMR client and where v was placed. */
+  interface AfterRestart {
+    void check(EmbeddedCluster c, Client cl, GroupId at) throws Exception;
+  }
+
+  /**
+   * Runs the review's schedule ({@link #createAddAndRestart}) for {@code v} on a new cluster with
+   * a DS-SMR client (retry threshold 3), an S-SMR client and an admin client, then {@code then}.
+   */
+  static void afterRestart(ObjId v, AfterRestart then) throws Exception {
+    try (EmbeddedCluster c = cluster();
+        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
+        Client ssmr = DssmrFixture.client(c, Client.Mode.SSMR, 0);
+        MulticastClient admin = c.newClient()) {
+      then.check(c, cl, createAddAndRestart(c, cl, ssmr, admin, v));
     }
   }
 
@@ -92,11 +109,7 @@ class RestartedReplicaInitialStateTest {
   @Test
   void aRestartedNodesOracleReplicaReplaysTheLogFromTheClusterFilesTable() throws Exception {
     ObjId v = ObjId.valueOf(100);
-    try (EmbeddedCluster c = cluster();
-        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
-        Client ssmr = DssmrFixture.client(c, Client.Mode.SSMR, 0);
-        MulticastClient admin = c.newClient()) {
-      GroupId at = createAddAndRestart(c, cl, ssmr, admin, v);
+    afterRestart(v, (c, cl, at) -> {
       Node n1 = c.node(1);
       Node n3 = c.node(3);
       // Nothing else runs: once node 3 applied what node 1 did, their oracle states are equal.
@@ -106,17 +119,13 @@ class RestartedReplicaInitialStateTest {
               + n3.stats(ORACLE).executed() + " executed, node 1 at " + n1.stats(ORACLE).executed() + ")");
       assertEquals(at, locationAt(n3, v), "the restarted replica maps the acknowledged object where its peers do");
       assertArrayEquals(oracleState(c.node(2)), oracleState(n3));
-    }
+    });
   }
 
   @Test
   void anAcknowledgedSsmrCreateReadsBackWhileTheRestartedReplicaLeadsTheOracle() throws Exception {
     ObjId v = ObjId.valueOf(100);
-    try (EmbeddedCluster c = cluster();
-        Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3);
-        Client ssmr = DssmrFixture.client(c, Client.Mode.SSMR, 0);
-        MulticastClient admin = c.newClient()) {
-      createAddAndRestart(c, cl, ssmr, admin, v);
+    afterRestart(v, (c, cl, at) -> {
       // Node 3 leads the oracle: node 1 (its preferred leader, which the balancing would hand it
       // back to) is stopped, and node 2 hands the leadership over if it got it.
       c.kill(1);
@@ -134,9 +143,8 @@ class RestartedReplicaInitialStateTest {
       Reply again = cl.sendCreate(Command.create(v, INITIAL)).get(60, TimeUnit.SECONDS);
       assertTrue(!again.isOk(), "a second create of it is refused (it exists): " + again);
       assertEquals(3, c.leaderOf(ORACLE), "still led by node 3");
-      AuditReport audit = cl.audit().get(60, TimeUnit.SECONDS);
-      assertTrue(audit.clean(), audit.toString());
-    }
+      DssmrFixture.assertAuditClean(cl, 60);
+    });
   }
 
   /** The oracle replica's whole replicated state (map, chains, table), as its snapshot bytes. */

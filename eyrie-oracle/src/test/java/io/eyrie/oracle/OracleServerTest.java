@@ -100,9 +100,19 @@ class OracleServerTest {
     return ObjId.valueOf(v);
   }
 
+  /** A DS-SMR create of object {@code id} (value 0) on the ordered path: sent to the oracle and {@code at}. */
+  FakeExecutionContext createAt(long id, GroupId at) {
+    return ctx(new CreateReq(Command.create(id(id), 0L), at), at, ORACLE, at);
+  }
+
+  /** A DS-SMR delete of object {@code id} on the ordered path: sent to the oracle and {@code at}. */
+  FakeExecutionContext deleteAt(long id, GroupId at) {
+    return ctx(new DeleteReq(Command.delete(id(id), null), at), at, ORACLE, at);
+  }
+
   /** Runs a create through the oracle: parks until the partition's Begun, then places and answers. */
   Verdict create(Recording o, long id, GroupId at) {
-    FakeExecutionContext c = ctx(new CreateReq(Command.create(id(id), 0L), at), at, ORACLE, at);
+    FakeExecutionContext c = createAt(id, at);
     GroupId before = o.locationOf(id(id));
     Execution e = o.deliver(c);
     assertEquals(Set.of(at), e.awaited(), "the oracle decides only after the partition has begun");
@@ -161,14 +171,14 @@ class OracleServerTest {
   void deleteIsDecidedAfterThePartitionBegunAndRetriedWhenElsewhere() {
     Recording o = oracle();
     create(o, 1, P0);
-    FakeExecutionContext wrong = ctx(new DeleteReq(Command.delete(id(1), null), P1), P1, ORACLE, P1);
+    FakeExecutionContext wrong = deleteAt(1, P1);
     o.deliver(wrong);
     wrong.receive(P1, new Begun(P1));
     o.resume(wrong);
     assertEquals(Verdict.Status.RETRY, ((Verdict) wrong.sent().get(0).item()).status(), "the object is in p0, not p1");
     assertEquals(P0, o.locationOf(id(1)));
 
-    FakeExecutionContext d = ctx(new DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    FakeExecutionContext d = deleteAt(1, P0);
     o.deliver(d);
     d.receive(P0, new Begun(P0));
     o.resume(d);
@@ -220,7 +230,7 @@ class OracleServerTest {
     assertFalse(o.resume(m).isResumeLater());
     assertEquals(P0, o.locationOf(id(1)), "the destination did not take the object");
     assertEquals(Verdict.Status.OK, create(o, 2, P0).status());
-    FakeExecutionContext d = ctx(new DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    FakeExecutionContext d = deleteAt(1, P0);
     o.deliver(d);
     d.receive(P0, new Begun(P0));
     o.resume(d);
@@ -234,7 +244,7 @@ class OracleServerTest {
     FakeExecutionContext m = ctx(new MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
     o.deliver(m);
     // A delete the client sent to p0 (where the consult said the object was) is delivered next.
-    FakeExecutionContext d = ctx(new DeleteReq(Command.delete(id(1), null), P0), P0, ORACLE, P0);
+    FakeExecutionContext d = deleteAt(1, P0);
     o.deliver(d);
     d.receive(P0, new Begun(P0));
     assertTrue(o.resume(d).isResumeLater(), "the delete waits behind the move of its object");
@@ -250,7 +260,7 @@ class OracleServerTest {
   @Test
   void aCreateThePartitionCouldNotMakeIsRefusedAndNeverPlaced() {
     Recording o = oracle();
-    FakeExecutionContext c = ctx(new CreateReq(Command.create(id(1), 0L), P0), P0, ORACLE, P0);
+    FakeExecutionContext c = createAt(1, P0);
     o.deliver(c);
     c.receive(P0, Begun.refused(P0, "createObject failed at p0: boom"));
     o.resume(c);
@@ -518,8 +528,8 @@ class OracleServerTest {
   void aCreateWhoseCreatedHookThrowsIsRefusedUnplacedAndTheObjectsNextCreateIsDecided() {
     Failing o = failing();
     o.failCreated.add(id(1));
-    FakeExecutionContext first = ctx(new CreateReq(Command.create(id(1), 0L), P0), P0, ORACLE, P0);
-    FakeExecutionContext second = ctx(new CreateReq(Command.create(id(1), 0L), P0), P0, ORACLE, P0);
+    FakeExecutionContext first = createAt(1, P0);
+    FakeExecutionContext second = createAt(1, P0);
     o.deliver(first);
     o.deliver(second); // queued behind the first on the same object
     Verdict v = decided(o, first, P0);
@@ -541,8 +551,8 @@ class OracleServerTest {
   @Test
   void aCreateAPartitionAbandonedIsRefusedAndTheObjectsChainGoesOn() {
     Recording o = oracle();
-    FakeExecutionContext first = ctx(new CreateReq(Command.create(id(7), 0L), P0), P0, ORACLE, P0);
-    FakeExecutionContext second = ctx(new CreateReq(Command.create(id(7), 0L), P1), P1, ORACLE, P1);
+    FakeExecutionContext first = createAt(7, P0);
+    FakeExecutionContext second = createAt(7, P1);
     o.deliver(first);
     o.deliver(second); // queued behind the first on the same object
     Execution e = o.resume(first.abandon(P0));
@@ -565,12 +575,12 @@ class OracleServerTest {
   @Test
   void aDeleteWhoseDeletedHookThrowsIsRefusedAndTheObjectStays() {
     Failing o = failing();
-    FakeExecutionContext c = ctx(new CreateReq(Command.create(id(2), 0L), P1), P1, ORACLE, P1);
+    FakeExecutionContext c = createAt(2, P1);
     o.deliver(c);
     assertEquals(Verdict.Status.OK, decided(o, c, P1).status());
     o.failDeleted.add(id(2));
-    FakeExecutionContext first = ctx(new DeleteReq(Command.delete(id(2), null), P1), P1, ORACLE, P1);
-    FakeExecutionContext second = ctx(new DeleteReq(Command.delete(id(2), null), P1), P1, ORACLE, P1);
+    FakeExecutionContext first = deleteAt(2, P1);
+    FakeExecutionContext second = deleteAt(2, P1);
     o.deliver(first);
     o.deliver(second);
     assertEquals(Verdict.Status.REFUSED, decided(o, first, P1).status(), "an Error from the hook, too, is a refusal");

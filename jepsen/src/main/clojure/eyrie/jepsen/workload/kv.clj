@@ -43,7 +43,6 @@
             [eyrie.jepsen.client :as client]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.history :as h]
-            [eyrie.jepsen.linearizability :as lin]
             [eyrie.jepsen.models :as models]
             [eyrie.jepsen.util :as util]
             [eyrie.jepsen.workload.register :as register])
@@ -243,15 +242,9 @@
   `:failing-creates?`, creates answered EXISTS are checked as observations that the key
   exists (`exists-observations`)."
   [test history _opts]
-  (let [client-ops (cond-> (filterv h/client-op? history)
-                     (:failing-creates? test) exists-observations)
-        result (lin/check-independent (models/kv-register {:strict-delete? true}) client-ops
-                                      {:time-limit-ms (:check-time-limit-ms test 30000)})]
-    (-> result
-        (update :results (fn [rs] (into (sorted-map)
-                                        (keep (fn [[k r]] (when (not= true (:valid? r)) [k r])))
-                                        rs)))
-        (assoc :keys-checked (count (:results result))))))
+  (register/check-per-key test (models/kv-register {:strict-delete? true})
+                          (cond-> (filterv h/client-op? history)
+                            (:failing-creates? test) exists-observations)))
 
 (defn workload
   "The kv workload for `test`."

@@ -194,17 +194,23 @@
   [test]
   (map (fn [k] {:f :read :value [k nil]}) (range (:key-count test 50))))
 
-(defn checker
-  "Per-key linearizability (cas-register), plus op counts."
-  [test history _opts]
-  (let [client-ops (filterv h/client-op? history)
-        result (lin/check-independent (models/cas-register) client-ops
+(defn check-per-key
+  "Checks `client-ops` per key against `model` within the test's `:check-time-limit-ms`
+  (30 s by default). The result keeps only the keys that are not valid, in key order, and
+  counts the keys checked in `:keys-checked`."
+  [test model client-ops]
+  (let [result (lin/check-independent model client-ops
                                       {:time-limit-ms (:check-time-limit-ms test 30000)})]
     (-> result
         (update :results (fn [rs] (into (sorted-map)
                                         (keep (fn [[k r]] (when (not= true (:valid? r)) [k r])))
                                         rs)))
         (assoc :keys-checked (count (:results result))))))
+
+(defn checker
+  "Per-key linearizability (cas-register), plus op counts."
+  [test history _opts]
+  (check-per-key test (models/cas-register) (filterv h/client-op? history)))
 
 (defn workload
   "The register workload for `test`."

@@ -133,17 +133,25 @@
     (is (some :partner ops))
     (is (not-any? :partner (filter #(#{:create :delete} (:f %)) ops)))))
 
-(deftest kv-on-an-embedded-cluster-end-to-end
-  ;; The client's mapping of the library's answers, against real DS-SMR creates and deletes
-  ;; (no faults): valid, and every kind of outcome shows up.
+(defn- run-embedded-kv!
+  "Runs the kv workload for 8 s (seed 7, no nemesis) on an embedded cluster, with `extra` options;
+  returns the run's result and the history it stored."
+  [& extra]
   (let [store (.getCanonicalPath (clojure.java.io/file "target" "jepsen-store-test"))
         r ((requiring-resolve 'eyrie.jepsen.core/run-test!)
            ((requiring-resolve 'eyrie.jepsen.core/test-map)
             ((requiring-resolve 'eyrie.jepsen.core/parse-opts)
-             ["--workload" "kv" "--db" "embedded" "--time-limit" "8" "--recovery" "1"
-              "--key-count" "4" "--concurrency" "6" "--threads-per-key" "3" "--seed" "7"
-              "--store" store])))
-        hist (h/read-history (clojure.java.io/file (get-in r [:test :store]) "history.edn"))
+             (into ["--workload" "kv" "--db" "embedded" "--time-limit" "8" "--recovery" "1"
+                    "--key-count" "4" "--concurrency" "6" "--threads-per-key" "3" "--seed" "7"
+                    "--store" store]
+                   extra))))]
+    {:result r
+     :history (h/read-history (clojure.java.io/file (get-in r [:test :store]) "history.edn"))}))
+
+(deftest kv-on-an-embedded-cluster-end-to-end
+  ;; The client's mapping of the library's answers, against real DS-SMR creates and deletes
+  ;; (no faults): valid, and every kind of outcome shows up.
+  (let [{r :result hist :history} (run-embedded-kv!)
         done (frequencies (map (juxt :f :type) (remove h/invoke? (filter h/client-op? hist))))]
     (is (= 0 (:exit r)) (pr-str (:results r)))
     (is (pos? (done [:create :ok] 0)))
@@ -275,14 +283,7 @@
 (deftest failing-creates-and-throwing-writes-on-an-embedded-cluster-end-to-end
   ;; The node's deliberate failures through the real library, and the client's mapping: every
   ;; faulty op is :fail (REFUSED, or the write's MulticastException), and the run is valid.
-  (let [store (.getCanonicalPath (clojure.java.io/file "target" "jepsen-store-test"))
-        r ((requiring-resolve 'eyrie.jepsen.core/run-test!)
-           ((requiring-resolve 'eyrie.jepsen.core/test-map)
-            ((requiring-resolve 'eyrie.jepsen.core/parse-opts)
-             ["--workload" "kv" "--db" "embedded" "--time-limit" "8" "--recovery" "1"
-              "--key-count" "4" "--concurrency" "6" "--threads-per-key" "3" "--seed" "7"
-              "--store" store "--failing-creates" "--throwing-writes"])))
-        hist (h/read-history (clojure.java.io/file (get-in r [:test :store]) "history.edn"))
+  (let [{r :result hist :history} (run-embedded-kv! "--failing-creates" "--throwing-writes")
         faulty (filter #(and (:faulty %) (not (h/invoke? %))) hist)
         error-kind (fn [op] (let [e (:error op)] (if (vector? e) (first e) e)))]
     (is (= 0 (:exit r)) (pr-str (:results r)))

@@ -72,6 +72,25 @@ public final class JepsenNode {
   public record ThrowingWrite(long value) {}
 
   /**
+   * The operation a command applies and the object it acts on: a {@link Keyed} op's own op and
+   * key, else the command's op on its target (its first object).
+   */
+  record Targeted(ObjId target, Object op) {
+    static Targeted of(Command c) {
+      return c.op() instanceof Keyed k ? new Targeted(ObjId.valueOf(k.key()), k.op()) : new Targeted(c.target(), c.op());
+    }
+
+    /** Whether the command names the object (a {@link Keyed} key need not be among them). */
+    boolean inCommand(Command c) {
+      return c.objects().contains(target);
+    }
+
+    String outside() {
+      return "keyed operation on " + target + " outside the command's objects";
+    }
+  }
+
+  /**
    * A key of the {@code kv} service: an object that exists between a DS-SMR create and a DS-SMR
    * delete, holding a value. Unlike a {@link Register} it is never "empty": absence is the
    * object not existing.
@@ -161,15 +180,12 @@ public final class JepsenNode {
 
     @Override
     protected Object executeCommand(Command c) {
-      Object op = c.op();
-      ObjId target = c.target();
-      if (op instanceof Keyed k) {
-        target = ObjId.valueOf(k.key());
-        op = k.op();
-        if (!c.objects().contains(target)) {
-          throw new IllegalArgumentException("keyed operation on " + target + " outside the command's objects");
-        }
+      Targeted on = Targeted.of(c);
+      if (!on.inCommand(c)) {
+        throw new IllegalArgumentException(on.outside());
       }
+      Object op = on.op();
+      ObjId target = on.target();
       if (op instanceof Read) {
         return ((Register) getObject(target)).value;
       }
@@ -243,15 +259,12 @@ public final class JepsenNode {
 
     @Override
     protected Object executeCommand(Command c) {
-      Object op = c.op();
-      ObjId target = c.target();
-      if (op instanceof Keyed k) {
-        target = ObjId.valueOf(k.key());
-        op = k.op();
-        if (!c.objects().contains(target)) {
-          return ERROR + "keyed operation on " + target + " outside the command's objects";
-        }
+      Targeted on = Targeted.of(c);
+      if (!on.inCommand(c)) {
+        return ERROR + on.outside();
       }
+      Object op = on.op();
+      ObjId target = on.target();
       if (op instanceof TouchPair) {
         return "ok";
       }

@@ -24,6 +24,17 @@ class JepsenNodeTest {
         .app(JepsenNode.service(app)).start();
   }
 
+  private static Client client(EmbeddedCluster c) {
+    return Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build();
+  }
+
+  /** Creates the kv tests' anchor key, 1,000,000 (value 0), the partner of their keyed ops, and returns it. */
+  private static ObjId createAnchor(Client cl) throws Exception {
+    ObjId anchor = ObjId.valueOf(1_000_000);
+    assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
+    return anchor;
+  }
+
   private static Object call(Client cl, Command c, boolean create) throws Exception {
     return (create ? cl.sendCreate(c) : cl.sendAccess(c)).get(60, TimeUnit.SECONDS).value();
   }
@@ -32,7 +43,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void registerReadWriteCasAndPair() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.RegisterServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
+        Client cl = client(c)) {
       call(cl, Command.create(ObjId.valueOf(1), (Long) null), true);
       call(cl, Command.create(ObjId.valueOf(2), 5L), true);
       assertEquals(null, call(cl, Command.access(new JepsenNode.Read(), ObjId.valueOf(1)), false));
@@ -51,10 +62,9 @@ class JepsenNodeTest {
   @Timeout(180)
   void kvCreateDeleteAndAccessAnswers() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
+        Client cl = client(c)) {
       ObjId k = ObjId.valueOf(1);
-      ObjId anchor = ObjId.valueOf(1_000_000);
-      assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
+      ObjId anchor = createAnchor(cl);
       // an access to an absent key answers nok before reaching the service
       assertFalse(cl.sendAccess(Command.access(new JepsenNode.Read(), k)).get(60, TimeUnit.SECONDS).isOk());
       assertFalse(cl.sendAccess(Command.access(new JepsenNode.Write(1), k)).get(60, TimeUnit.SECONDS).isOk());
@@ -82,10 +92,9 @@ class JepsenNodeTest {
   @Timeout(180)
   void kvFailingCreateIsRefusedAndThrowingWriteIsUndone() throws Exception {
     try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
+        Client cl = client(c)) {
       ObjId k = ObjId.valueOf(1);
-      ObjId anchor = ObjId.valueOf(1_000_000);
-      assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
+      ObjId anchor = createAnchor(cl);
       // createObject throws: REFUSED, and the key stays free
       Reply refused = cl.sendCreate(Command.create(k, new JepsenNode.FailingCreate(103))).get(60, TimeUnit.SECONDS);
       assertEquals(Reply.Status.REFUSED, refused.status(), refused::toString);
@@ -118,7 +127,7 @@ class JepsenNodeTest {
     JepsenNode.UnsafeReads view = new JepsenNode.UnsafeReads();
     com.sun.net.httpserver.HttpServer http = view.serve("127.0.0.1", 0);
     try (EmbeddedCluster c = cluster(() -> new JepsenNode.RegisterServer(view));
-        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
+        Client cl = client(c)) {
       call(cl, Command.create(ObjId.valueOf(1), 5L), true);
       call(cl, Command.create(ObjId.valueOf(2), (Long) null), true);
       assertEquals("ok", call(cl, Command.access(new JepsenNode.TouchPair(1, 2), ObjId.valueOf(1), ObjId.valueOf(2)), false));
@@ -150,7 +159,7 @@ class JepsenNodeTest {
   @Timeout(180)
   void bankTransferAndReadAll() throws Exception {
     try (EmbeddedCluster c = cluster(io.eyrie.examples.bank.BankServer::new);
-        Client cl = Client.newBuilder().cluster(c.cluster()).service(JepsenNode.clientService()).build()) {
+        Client cl = client(c)) {
       for (long k = 1; k <= 4; k++) {
         call(cl, Command.create(ObjId.valueOf(k), 10L), true);
       }
