@@ -13,11 +13,13 @@ import java.util.function.Supplier;
  * a service, and it (and a client without one) uses these.
  */
 final class Eyrie {
+  private static final CodecRegistry CORE = CoreTypes.register(CodecRegistry.newBuilder()).build();
+
   private Eyrie() {}
 
-  /** Returns a registry holding eyrie-core's classes; a service adds its own with ids from 100. */
+  /** Returns the registry of eyrie-core's classes; a service adds its own with ids from 100. */
   static CodecRegistry registry() {
-    return CoreTypes.register(CodecRegistry.create());
+    return CORE;
   }
 
   /**

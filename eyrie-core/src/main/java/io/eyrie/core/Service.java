@@ -35,6 +35,7 @@ import java.util.function.Supplier;
  */
 public final class Service implements NodeApp {
   private final List<Type> types;
+  private final CodecRegistry registry;
   private final Supplier<? extends StateMachine> server;
   private final Supplier<? extends Deliverer> oracle;
 
@@ -42,6 +43,11 @@ public final class Service implements NodeApp {
 
   private Service(Builder b) {
     this.types = List.copyOf(b.types);
+    CodecRegistry.Builder r = Eyrie.registry().toBuilder();
+    for (Type t : types) {
+      r.register(t.id(), t.type());
+    }
+    this.registry = r.build();
     this.server = b.server;
     this.oracle = b.oracle;
   }
@@ -71,14 +77,10 @@ public final class Service implements NodeApp {
     return b;
   }
 
-  /** Returns a new registry holding Eyrie's classes and this service's (a copy on each call). */
+  /** Returns the registry holding Eyrie's classes and this service's (immutable). */
   @Override
   public CodecRegistry registry() {
-    CodecRegistry r = Eyrie.registry();
-    for (Type t : types) {
-      r.register(t.id(), t.type());
-    }
-    return r;
+    return registry;
   }
 
   /** Returns the deliverers of the service's partitions and oracle. */
@@ -149,9 +151,7 @@ public final class Service implements NodeApp {
     public Service build() {
       Objects.requireNonNull(server, "server");
       Objects.requireNonNull(oracle, "oracle (OracleStateMachine::new from eyrie-oracle for the default placement)");
-      Service s = new Service(this);
-      s.registry(); // fails now, not on a node, if two types share an id
-      return s;
+      return new Service(this); // fails now, not on a node, if two types share an id
     }
   }
 }

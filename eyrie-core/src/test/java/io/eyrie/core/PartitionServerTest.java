@@ -180,8 +180,8 @@ class PartitionServerTest {
     }
   }
 
-  final Codec codec = new Codec(Eyrie.registry().register(100, Counter.class).register(101, Add.class)
-      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class).register(105, AddAllThen.class).register(106, NoDefault.class));
+  final Codec codec = new Codec(Eyrie.registry().toBuilder().register(100, Counter.class).register(101, Add.class)
+      .register(102, Widen.class).register(103, Peek.class).register(104, Sum.class).register(105, AddAllThen.class).register(106, NoDefault.class).build());
 
   PartitionServer server(GroupId g) {
     return new PartitionServer(new CounterServer(), g, CLUSTER, codec);

@@ -9,6 +9,7 @@ import io.eyrie.multicast.internal.BoundedInput;
 import io.eyrie.multicast.internal.DeclaredSizes;
 import io.eyrie.multicast.internal.WireTypes;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Thread-safe Kryo encoding of Eyrie's wire types and the application's registered classes.
@@ -31,7 +32,8 @@ import java.util.Map;
  * {@link IllegalArgumentException} before anything is allocated. Without the bound, eight bytes
  * declaring a {@code long[]} of 2^31 elements would make every replica try a 16 GiB allocation;
  * with it, decoding allocates at most a small multiple of the input's length. Serializers the
- * application registers itself ({@link CodecRegistry}) must bound their own sizes.
+ * application names itself (with Kryo's {@code @DefaultSerializer} on a registered class, see
+ * {@link CodecRegistry}) must bound their own sizes.
  */
 public final class Codec {
   /** How deep objects may nest in encoded values. */
@@ -47,7 +49,7 @@ public final class Codec {
    * @param registry the application's classes (may be empty)
    */
   public Codec(CodecRegistry registry) {
-    this.registry = registry;
+    this.registry = Objects.requireNonNull(registry, "registry");
     this.kryos = new Pool<>(true, false, 64) {
       @Override
       protected Kryo create() {
@@ -74,18 +76,15 @@ public final class Codec {
     k.setMaxDepth(MAX_DEPTH);
     WireTypes.register(k);
     int maxId = 99;
-    for (Map.Entry<Integer, CodecRegistry.Registration> e : registry.registrations().entrySet()) {
+    for (Map.Entry<Integer, Class<?>> e : registry.registrations().entrySet()) {
       com.esotericsoftware.kryo.Registration taken = k.getRegistration(e.getKey());
       if (taken != null) {
         // Kryo would silently replace eyrie-multicast's own class, which then no longer encodes.
-        throw new IllegalArgumentException("id " + e.getKey() + " of " + e.getValue().type().getName()
+        throw new IllegalArgumentException("id " + e.getKey() + " of " + e.getValue().getName()
             + " is eyrie-multicast's (" + taken.getType().getName() + ")");
       }
-      if (e.getValue().serializer() != null) {
-        k.register(e.getValue().type(), e.getValue().serializer(), e.getKey());
-      } else {
-        k.register(e.getValue().type(), e.getKey());
-      }
+      // Kryo's default serializer for the class, or the one its @DefaultSerializer names.
+      k.register(e.getValue(), e.getKey());
       maxId = Math.max(maxId, e.getKey());
     }
     DeclaredSizes.install(k, maxId);

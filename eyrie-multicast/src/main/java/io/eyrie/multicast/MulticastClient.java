@@ -55,7 +55,7 @@ public final class MulticastClient implements AutoCloseable {
 
   private MulticastClient(Builder b) {
     this.cluster = Objects.requireNonNull(b.cluster, "cluster");
-    this.codec = new Codec(b.registry == null ? CodecRegistry.create() : b.registry);
+    this.codec = new Codec(b.registry == null ? CodecRegistry.empty() : b.registry);
     this.clientId = b.clientId != 0 ? b.clientId : randomClientId();
     this.io = new NioEventLoopGroup(2, new DefaultThreadFactory("eyrie-client-" + Long.toHexString(clientId), true));
     this.dispatcher = new CallDispatcher(cluster, codec, b.attemptTimeoutMs, b.totalTimeoutMs, io, unfinished::remove,

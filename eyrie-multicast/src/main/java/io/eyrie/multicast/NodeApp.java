@@ -9,7 +9,7 @@ package io.eyrie.multicast;
  */
 public interface NodeApp {
 
-  /** Returns the codec registrations (a fresh registry on each call: the caller may not change it). */
+  /** Returns the codec registrations (an immutable registry). */
   CodecRegistry registry();
 
   /** Returns the factory of the deliverers of the groups a node hosts. */

@@ -216,7 +216,7 @@ public final class NodeOptions {
         System.getProperty(LOCAL_SUBMIT_PROPERTY, String.valueOf(LOCAL_SUBMIT_DEFAULT)));
     private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
     private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
-    private CodecRegistry registry = CodecRegistry.create();
+    private CodecRegistry registry = CodecRegistry.empty();
 
     private Builder() {}
 

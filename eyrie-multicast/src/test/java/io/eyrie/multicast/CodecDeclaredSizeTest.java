@@ -38,7 +38,7 @@ class CodecDeclaredSizeTest {
 
   @Test
   void everyLengthPrefixedTypeIsBounded() {
-    Codec codec = new Codec(CodecRegistry.create());
+    Codec codec = new Codec(CodecRegistry.empty());
     int huge = (1 << 30) + 1;
     // Registration ids: byte[] 10, Object[] 11, ArrayList 25, TreeSet 26, TreeMap 27, HashMap 28,
     // long[] 29, int[] 30, String[] 31; String is Kryo's own (id 1, 3 on the wire).
@@ -85,23 +85,29 @@ class CodecDeclaredSizeTest {
   /** A value whose reading runs out of memory, as a huge allocation would. */
   record Greedy(Object inner) {}
 
+  /** What {@link Greedy} holds: its serializer, named by the annotation, runs out of memory. */
+  @com.esotericsoftware.kryo.DefaultSerializer(Gulp.Serializer.class)
+  static final class Gulp {
+    /** Public, with a public constructor: Kryo creates it. */
+    public static final class Serializer extends com.esotericsoftware.kryo.Serializer<Gulp> {
+      @Override
+      public void write(com.esotericsoftware.kryo.Kryo kryo, Output output, Gulp object) {
+        output.writeByte(1);
+      }
+
+      @Override
+      public Gulp read(com.esotericsoftware.kryo.Kryo kryo, com.esotericsoftware.kryo.io.Input input,
+          Class<? extends Gulp> type) {
+        throw new OutOfMemoryError("simulated");
+      }
+    }
+  }
+
   /** Kryo wraps an error thrown inside a record in a KryoException: the codec unwraps it. */
   @Test
   void aJvmErrorWhileDecodingIsRethrownNotAnsweredAsMalformed() {
-    Codec codec = new Codec(CodecRegistry.create().register(100, Greedy.class).register(101, Object.class,
-        new com.esotericsoftware.kryo.Serializer<Object>() {
-          @Override
-          public void write(com.esotericsoftware.kryo.Kryo kryo, Output output, Object object) {
-            output.writeByte(1);
-          }
-
-          @Override
-          public Object read(com.esotericsoftware.kryo.Kryo kryo, com.esotericsoftware.kryo.io.Input input,
-              Class<?> type) {
-            throw new OutOfMemoryError("simulated");
-          }
-        }));
-    byte[] bytes = codec.encode(new Greedy(new Object()));
+    Codec codec = new Codec(CodecRegistry.newBuilder().register(100, Greedy.class).register(101, Gulp.class).build());
+    byte[] bytes = codec.encode(new Greedy(new Gulp()));
     OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> codec.decode(bytes));
     assertEquals("simulated", e.getMessage());
   }

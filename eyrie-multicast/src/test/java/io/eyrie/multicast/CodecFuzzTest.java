@@ -34,8 +34,8 @@ class CodecFuzzTest {
   void mutatedPayloadsDecodeOrFailCleanly() {
     long seed = Long.getLong("eyrie.fuzz.seed", System.nanoTime());
     System.out.println("CodecFuzzTest seed " + seed + " (replay with -Deyrie.fuzz.seed=" + seed + ")");
-    Codec codec = new Codec(HostileSizes.registry().register(101, Profile.class)
-        .register(102, char[].class).register(103, double[].class));
+    Codec codec = new Codec(HostileSizes.registry().toBuilder().register(101, Profile.class)
+        .register(102, char[].class).register(103, double[].class).build());
     List<byte[]> valid = new ArrayList<>();
     for (Object v : values()) {
       valid.add(codec.encode(v));

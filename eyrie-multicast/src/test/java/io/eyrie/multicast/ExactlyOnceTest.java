@@ -24,7 +24,7 @@ class ExactlyOnceTest {
   void retriedThroughAnotherNodeExecutesOnce() throws Exception {
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(2)
         .deliverers((g, cl, codec) -> new RecordingDeliverer()).start()) {
-      Codec codec = new Codec(CodecRegistry.create());
+      Codec codec = new Codec(CodecRegistry.empty());
       GroupId p0 = GroupId.valueOf("p0");
       GroupId p1 = GroupId.valueOf("p1");
       long token = 4242L;

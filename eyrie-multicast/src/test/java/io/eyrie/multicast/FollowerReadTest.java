@@ -41,7 +41,7 @@ class FollowerReadTest {
         .deliverers(new EchoDeliverers()).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       GroupId g = c.cluster().partitions().get(0);
-      Codec codec = new Codec(CodecRegistry.create());
+      Codec codec = new Codec(CodecRegistry.empty());
       RaftProperties p = new RaftProperties();
       RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
       // Long enough that a follower that never answers fails the test rather than being retried.

@@ -15,7 +15,7 @@ public final class HostileSizes {
 
   /** A registry with {@link Seed}. */
   public static CodecRegistry registry() {
-    return CodecRegistry.create().register(SEED_ID, Seed.class);
+    return CodecRegistry.newBuilder().register(SEED_ID, Seed.class).build();
   }
 
   /**

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 /** {@link MulticastClient} against fake nodes: decoding, resends with the same id, timeouts, watermarks, refusals. */
 @Timeout(60)
 class MulticastClientTest {
-  private static final CodecRegistry REGISTRY = CodecRegistry.create();
+  private static final CodecRegistry REGISTRY = CodecRegistry.empty();
   private static final Codec CODEC = new Codec(REGISTRY);
   private static final GroupId P0 = GroupId.valueOf("p0");
   private static final GroupId P1 = GroupId.valueOf("p1");

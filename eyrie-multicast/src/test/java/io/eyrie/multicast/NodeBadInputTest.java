@@ -61,7 +61,7 @@ class NodeBadInputTest {
       });
       goodLoop.start();
       ClusterConfig.NodeInfo n1 = c.cluster().node(1);
-      Codec codec = new Codec(CodecRegistry.create());
+      Codec codec = new Codec(CodecRegistry.empty());
       Random rnd = new Random(7);
 
       // 1. Garbage bytes in a well-formed frame: error reply, then the node closes the connection.

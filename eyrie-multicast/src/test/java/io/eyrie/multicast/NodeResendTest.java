@@ -71,7 +71,7 @@ class NodeResendTest {
       c.awaitLeaders(Duration.ofSeconds(60));
       Node n1 = c.node(1);
       ClusterConfig.NodeInfo info = c.cluster().node(1);
-      Codec codec = new Codec(CodecRegistry.create());
+      Codec codec = new Codec(CodecRegistry.empty());
       long client = 0x5E5E;
       Wire.Start hold = new Wire.Start(MsgId.valueOf(client, 0, 0), new GroupId[] {P0, P1}, P0, codec.encode(HOLD), 0);
       Wire.Start ping = new Wire.Start(MsgId.valueOf(client, 1, 0), new GroupId[] {P2}, P2, codec.encode(7L), 0);
@@ -129,7 +129,7 @@ class NodeResendTest {
       c.kill(3);
       Node n1 = c.node(1);
       ClusterConfig.NodeInfo info = c.cluster().node(1);
-      Codec codec = new Codec(CodecRegistry.create());
+      Codec codec = new Codec(CodecRegistry.empty());
       Wire.Start both = new Wire.Start(MsgId.valueOf(0x5E5F, 0, 0), new GroupId[] {P0, P1, P2}, P0, codec.encode(42L), 0);
       try (RawConnection raw = new RawConnection(info.host(), info.clientPort(), codec)) {
         raw.send(new Wire.ClientRequest(1, both));

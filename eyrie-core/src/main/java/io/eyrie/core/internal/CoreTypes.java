@@ -29,8 +29,8 @@ import io.eyrie.multicast.CodecRegistry;
 public final class CoreTypes {
   private CoreTypes() {}
 
-  /** Adds eyrie-core's registrations to a registry. */
-  public static CodecRegistry register(CodecRegistry r) {
+  /** Adds eyrie-core's registrations to a registry builder. */
+  public static CodecRegistry.Builder register(CodecRegistry.Builder r) {
     return r.registerEyrie(40, ObjId.class)
         .registerEyrie(41, ObjId[].class)
         .registerEyrie(42, Command.class)

@@ -51,7 +51,7 @@ public final class WireTypes {
     // not to be reused, so that an old log or frame never decodes as something else.
     k.register(Wire.HalfwayQuery.class, 39);
     // 10-39 are full; eyrie-multicast's later classes take ids from 90 (40-89 are the other
-    // modules', CodecRegistry.registerEyrie). Abandoned once had 40, which eyrie-core's ObjId
+    // modules', CodecRegistry.Builder.registerEyrie). Abandoned once had 40, which eyrie-core's ObjId
     // also had: Kryo kept the later one, and Abandoned could not be sent in a DS-SMR cluster.
     k.register(Wire.Abandoned.class, 90);
   }

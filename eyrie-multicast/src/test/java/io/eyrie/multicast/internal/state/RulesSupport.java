@@ -30,7 +30,7 @@ public final class RulesSupport {
   public static final List<GroupId> ALL = List.of(G0, G1, G2, G3);
   public static final long CLIENT = 0xC11E;
 
-  public final Codec codec = new Codec(CodecRegistry.create());
+  public final Codec codec = new Codec(CodecRegistry.empty());
   /** Replies emitted by every state built here, in order. */
   final List<Ev> replies = new ArrayList<>();
   long time = 10_000;

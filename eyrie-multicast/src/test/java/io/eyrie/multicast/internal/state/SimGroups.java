@@ -67,7 +67,7 @@ public final class SimGroups {
   }
 
   final Random rnd;
-  final Codec codec = new Codec(CodecRegistry.create());
+  final Codec codec = new Codec(CodecRegistry.empty());
   final List<GroupId> groups = new ArrayList<>();
   final int n;
   final long expiryMs;

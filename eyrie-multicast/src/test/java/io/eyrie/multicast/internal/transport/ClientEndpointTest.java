@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ClientEndpointTest {
-  private static final Codec CODEC = new Codec(CodecRegistry.create());
+  private static final Codec CODEC = new Codec(CodecRegistry.empty());
   private static final int MAX = 64 << 10;
   private static final GroupId P0 = GroupId.valueOf("p0");
 

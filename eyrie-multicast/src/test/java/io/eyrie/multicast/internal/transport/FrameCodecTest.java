@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 /** The client port's framing on an {@link EmbeddedChannel}: splitting, bad frames, reply ids, leaks. */
 @Timeout(60)
 class FrameCodecTest {
-  private static final Codec CODEC = new Codec(CodecRegistry.create());
+  private static final Codec CODEC = new Codec(CodecRegistry.empty());
   private static final int MAX = 1024;
   private static final GroupId P0 = GroupId.valueOf("p0");
   private static final GroupId P1 = GroupId.valueOf("p1");
@@ -282,8 +282,8 @@ class FrameCodecTest {
     }
     // A status has no Kryo id of its own, so the ids Eyrie's modules register (eyrie-core's
     // start at 40) cannot take it away.
-    Codec withModules = new Codec(CodecRegistry.create().registerEyrie(40, Intruder.class)
-        .registerEyrie(41, Intruder[].class));
+    Codec withModules = new Codec(CodecRegistry.newBuilder().registerEyrie(40, Intruder.class)
+        .registerEyrie(41, Intruder[].class).build());
     for (Status s : Status.values()) {
       Wire.ClientReply r = new Wire.ClientReply(7, s, null, "why", 3);
       assertEquals(s, ((Wire.ClientReply) withModules.decode(withModules.encode(r))).status());
@@ -301,11 +301,11 @@ class FrameCodecTest {
    */
   @Test
   void theOtherModulesIdsTakeNothingFromTheMulticastLayer() {
-    Codec withModules = new Codec(CodecRegistry.create().registerEyrie(40, Intruder.class)
-        .registerEyrie(41, Intruder[].class).registerEyrie(89, String[][].class));
+    Codec withModules = new Codec(CodecRegistry.newBuilder().registerEyrie(40, Intruder.class)
+        .registerEyrie(41, Intruder[].class).registerEyrie(89, String[][].class).build());
     Wire.Abandoned a = new Wire.Abandoned(new MsgId(5, 6, 0));
     assertEquals(a, withModules.decode(withModules.encode(a)));
-    assertThrows(IllegalArgumentException.class, () -> CodecRegistry.create().registerEyrie(90, Intruder.class),
+    assertThrows(IllegalArgumentException.class, () -> CodecRegistry.newBuilder().registerEyrie(90, Intruder.class),
         "90 to 99 are eyrie-multicast's own");
   }
 }
