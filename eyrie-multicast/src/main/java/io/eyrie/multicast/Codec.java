@@ -8,6 +8,10 @@ import com.esotericsoftware.kryo.util.Pool;
 import io.eyrie.multicast.internal.BoundedInput;
 import io.eyrie.multicast.internal.DeclaredSizes;
 import io.eyrie.multicast.internal.WireTypes;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Objects;
 
@@ -215,27 +219,66 @@ public final class Codec {
     return type.cast(v);
   }
 
-  /** Writes an object with its class to a Kryo output (used by snapshots). */
-  public void write(Output out, Object value) {
+  /**
+   * Writes an object with its class to a stream: the bytes {@link #encode(Object)} returns, with
+   * nothing around them (used by snapshots, which put other fields around the objects). A Kryo
+   * {@code Output}, as Eyrie's snapshots use, is written to in place.
+   *
+   * @param out the stream
+   * @param value a registered object, or null
+   * @throws RuntimeException if the value cannot be encoded: an {@link IllegalArgumentException}
+   *     for a plain stream, Kryo's exception for a Kryo {@code Output} (which may then hold part of
+   *     the value)
+   * @throws UncheckedIOException if the stream fails
+   */
+  public void write(OutputStream out, Object value) {
+    if (!(out instanceof Output kryoOut)) {
+      try {
+        out.write(encode(value));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return;
+    }
     Kryo k = kryos.obtain();
     try {
-      k.writeClassAndObject(out, value);
+      k.writeClassAndObject(kryoOut, value);
     } finally {
       kryos.free(k);
     }
   }
 
   /**
-   * Reads an object written by {@link #write(Output, Object)}. Declared sizes are bounded as in
-   * {@link #decode(byte[])} when the input reads from an array, not when it reads from a stream
+   * Reads an object written by {@link #write(OutputStream, Object)}, and no byte after it: the
+   * stream is left at the first byte that follows the object. A Kryo {@code Input}, as Eyrie's
+   * snapshots use, is read in place. Declared sizes are bounded as in {@link #decode(byte[])}
+   * when the input is a Kryo {@code Input} over an array, not when it reads from another stream
    * (a snapshot file), whose length is unknown.
+   *
+   * @param in the stream
+   * @return the object
+   * @throws RuntimeException (Kryo's exception) if the bytes are malformed or the stream ends or
+   *     fails
    */
-  public Object read(Input in) {
+  public Object read(InputStream in) {
+    Input kryoIn = in instanceof Input i ? i : new ExactInput(in);
     Kryo k = kryos.obtain();
     try {
-      return k.readClassAndObject(in);
+      return k.readClassAndObject(kryoIn);
     } finally {
       kryos.free(k);
+    }
+  }
+
+  /** Reads from a stream no further than asked: one byte at a time (it buffers no look-ahead). */
+  private static final class ExactInput extends Input {
+    ExactInput(InputStream in) {
+      super(in, 16);
+    }
+
+    @Override
+    protected int fill(byte[] buffer, int offset, int count) {
+      return super.fill(buffer, offset, Math.min(count, 1));
     }
   }
 }

@@ -2,11 +2,17 @@ package io.eyrie.multicast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -67,5 +73,33 @@ public class CodecTest {
         () -> codec.encode(nested(Codec.MAX_DEPTH + 1)));
     assertTrue(e.getMessage().contains("nest"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> codec.decode(nestedLists(codec, Codec.MAX_DEPTH + 1)));
+  }
+
+  record Transfer(long from, long to) {}
+
+  /** The streams hold what {@link Codec#encode} returns, and reading takes no byte more. */
+  @Test
+  void theStreamsHoldTheEncodedBytesAndReadNoFurther() {
+    Codec codec = new Codec(CodecRegistry.newBuilder().register(100, Transfer.class).build());
+    List<Object> values = List.of(new Transfer(1, -2), "ünïcødé", new ArrayList<>(List.of(1L, 2L)), Long.MAX_VALUE);
+    ByteArrayOutputStream plain = new ByteArrayOutputStream();
+    Output kryo = new Output(16, -1);
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    for (Object v : values) {
+      codec.write(plain, v);
+      codec.write(kryo, v);
+      expected.writeBytes(codec.encode(v));
+    }
+    assertArrayEquals(expected.toByteArray(), plain.toByteArray());
+    assertArrayEquals(expected.toByteArray(), kryo.toBytes());
+
+    ByteArrayInputStream in = new ByteArrayInputStream(plain.toByteArray());
+    Input kryoIn = new Input(kryo.toBytes());
+    for (Object v : values) {
+      assertEquals(v, codec.read(in));
+      assertEquals(v, codec.read(kryoIn));
+    }
+    assertEquals(0, in.available());
+    assertFalse(kryoIn.canReadVarInt());
   }
 }
