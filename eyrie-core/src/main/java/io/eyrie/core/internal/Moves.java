@@ -37,9 +37,6 @@ public final class Moves {
     this.encoding = encoding;
   }
 
-  /** How the source's refusal of a move into a retired partition ends (after the partition's name). */
-  static final String RETIRED = " is retired: no move brings objects into it";
-
   /**
    * Starts a move here: the source ships its objects and answers; the destination waits for them.
    *
@@ -63,8 +60,8 @@ public final class Moves {
     // oracle moves its map when the destination has them (or leaves it, if they did not leave).
     String failed;
     if (tables.isRetired(m.dst())) {
-      failed = "partition " + m.dst() + RETIRED;
-      ctx.send(m.dst(), Values.failed(failed));
+      failed = "partition " + m.dst() + " is retired: no move brings objects into it";
+      ctx.send(m.dst(), Values.stale(failed));
     } else {
       failed = encoding.ship(ctx, List.of(m.dst()), out);
     }
@@ -94,7 +91,7 @@ public final class Moves {
     }
     if (v.error() != null) {
       ctx.send(oracle, Begun.refused(self, v.error()));
-      if (v.error().endsWith(RETIRED)) {
+      if (v.stale()) {
         // The client's consult named this partition before it was retired (the retirement is
         // ordered between the consult and the move): its location was stale, so it asks the
         // oracle again, as for any other stale location; nothing moved.
