@@ -108,7 +108,7 @@ class GraphPlacementTest {
 
   @Test
   void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
-    long seed = new Random().nextLong();
+    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
     System.out.println("GraphPlacementTest seed " + seed);
     Random rnd = new Random(seed);
     OracleStateMachine o = twoSplitCommunities();
@@ -136,7 +136,7 @@ class GraphPlacementTest {
 
   @Test
   void withoutLocalityTheOracleAnswersNoTargetSoTheClientRunsSsmr() {
-    long seed = new Random().nextLong();
+    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
     System.out.println("GraphPlacementTest seed " + seed);
     Random rnd = new Random(seed);
     OracleStateMachine o = graphOracle();
@@ -165,7 +165,7 @@ class GraphPlacementTest {
    */
   @Test
   void samplesOfSinglePartitionCommandsFeedThePlanWithoutAnyConsult() {
-    long seed = new Random().nextLong();
+    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
     System.out.println("GraphPlacementTest seed " + seed);
     Random rnd = new Random(seed);
     OracleStateMachine o = twoSplitCommunities();
