@@ -21,10 +21,107 @@ public final class Wire {
       return id.equals(o.id) && Arrays.equals(dests, o.dests) && replyGroup.equals(o.replyGroup)
           && Arrays.equals(payload, o.payload);
     }
+
+    /**
+     * The digest of the message's content (destinations, reply group, payload): the first 8 bytes
+     * of its SHA-256. Two versions of a message under one id (a reused id) have different digests.
+     */
+    public long digest() {
+      try {
+        java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        for (GroupId d : dests) {
+          md.update(d.name().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          md.update((byte) 0);
+        }
+        md.update((byte) 1);
+        md.update(replyGroup.name().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        md.update((byte) 0);
+        md.update(payload);
+        return java.nio.ByteBuffer.wrap(md.digest()).getLong();
+      } catch (java.security.NoSuchAlgorithmException e) {
+        throw new IllegalStateException("every JVM has SHA-256", e);
+      }
+    }
   }
 
-  /** Log entry: client starts submitted together, with the submitting node's wall-clock time. */
-  public record StartBatch(long time, Start[] starts) {}
+  /**
+   * Log entry: client starts submitted together, with the submitting node's wall-clock time, and
+   * the decisions and forwards its leader had ready (design 4.3.1, rules 5 and 9). Decisions are
+   * applied before forwards, and both before the starts, so that new starts get timestamps above
+   * the decided ones. An entry with no start carries no time ({@code time < 0}): it never moves
+   * the log time (K12).
+   */
+  public record StartBatch(long time, Start[] starts, Decision[] decides, Forward[] forwards) {
+    public StartBatch {
+      starts = starts == null ? new Start[0] : starts;
+      decides = decides == null ? new Decision[0] : decides;
+      forwards = forwards == null ? new Forward[0] : forwards;
+    }
+
+    /** A batch of starts only. */
+    public StartBatch(long time, Start[] starts) {
+      this(time, starts, null, null);
+    }
+  }
+
+  /**
+   * A decision of a multi-group message (design 4.3.1, rule 5): every destination's local
+   * timestamp ({@code groups} ascending, {@code ts} in the same order), the digest of the version
+   * the decider holds ({@link Start#digest}), and whether it saw another version of the message (a
+   * reused id). Logged by a leader of a destination in a {@link StartBatch}, and sent to the
+   * other destinations in a {@link Decided}.
+   */
+  public record Decision(MsgId id, GroupId[] groups, long[] ts, long digest, boolean conflict) {
+    /** The final timestamp: the largest local timestamp. */
+    public long finalTs() {
+      long max = 0;
+      for (long t : ts) {
+        max = Math.max(max, t);
+      }
+      return max;
+    }
+
+    /** The local timestamp of {@code g}, or -1 if it is not among the groups. */
+    public long tsOf(GroupId g) {
+      int i = Arrays.binarySearch(groups, g);
+      return i < 0 ? -1 : ts[i];
+    }
+  }
+
+  /**
+   * A leader's request to create a message at destinations that did not answer for it (design
+   * 4.3.1, rule 9): applied while the message is undecided here, it sends each named destination
+   * a {@link Propose} with the message, at most once per destination ever.
+   */
+  public record Forward(MsgId id, GroupId[] to) {}
+
+  /**
+   * Channel item: the sender decided the message (design 4.3.1, rule 7). The receiver records the
+   * sender's acknowledgement (retention ends when every destination's is in) and, if the message
+   * is still undecided there, decides it with the same decision.
+   */
+  public record Decided(Decision decision) {}
+
+  /**
+   * What one destination knows of a message (design 4.3.1, "component"): its local timestamp,
+   * the digest of its version, and its decision once decided ({@code decision} null before).
+   * Read from applied state only, sent between nodes unlogged.
+   */
+  public record Component(MsgId id, GroupId group, long lts, long digest, Decision decision) {}
+
+  /**
+   * Unlogged, between nodes (a read-only Ratis query to a group): the sender's components of
+   * messages it holds undecided, for the receiving group. The receiver keeps them for its leader's
+   * decisions and answers with its own components of the same messages (a push and a pull).
+   */
+  public record Components(GroupId to, Component[] list) {}
+
+  /**
+   * Unlogged, between nodes (a read-only Ratis query to any replica of a group): which of these
+   * messages have started at the group, on positive evidence in the answering replica's applied
+   * state (design 4.3.1, rule 11). The answer is the started ones' ids, as a {@code MsgId[]}.
+   */
+  public record StartedQuery(MsgId[] ids) {}
 
   /**
    * Log entry: channel items from group {@code from}, the first with sequence number
@@ -33,8 +130,12 @@ public final class Wire {
    */
   public record ChannelBatch(GroupId from, long firstSeq, Object[] items, long ackForYou) {}
 
-  /** Channel item: the sender's timestamp proposal for a message, with the whole message. */
-  public record Propose(Start start, long ts) {}
+  /**
+   * Channel item: the whole message, sent by a destination's {@link Forward} to a destination
+   * that did not know it (design 4.3.1, rule 9). It creates the message at the receiver unless
+   * known there; it is never refused.
+   */
+  public record Propose(Start start) {}
 
   /**
    * Channel item: application data for a message (object values, verdicts, signals), encoded by
@@ -46,14 +147,11 @@ public final class Wire {
    */
   public record Data(MsgId id, byte[] value) {}
 
-  /** Channel item: the sender has begun executing the message (execution atomicity). */
-  public record Started(MsgId id) {}
-
   /**
    * Channel item: the sender holds another message under the same id (a reused id). It answers a
-   * proposal the sender would otherwise never answer (the receiver counts the sender among the
-   * message's destinations, the sender does not): {@code ts} stands for the sender's proposal, so
-   * the receiver can decide, and the receiver must not execute its version.
+   * {@link Propose} the sender would otherwise never answer: {@code ts} stands for the sender's
+   * component (the receiver counts it if the sender is among its version's destinations), and
+   * the receiver must not execute its version.
    */
   public record Conflict(MsgId id, long ts) {}
 

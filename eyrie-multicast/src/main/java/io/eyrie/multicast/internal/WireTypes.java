@@ -32,7 +32,7 @@ public final class WireTypes {
     k.register(Wire.ChannelBatch.class, 18);
     k.register(Wire.Propose.class, 19);
     k.register(Wire.Data.class, 20);
-    k.register(Wire.Started.class, 21);
+    k.register(Wire.Decided.class, 21);
     k.register(Wire.ClientRequest.class, 22);
     k.register(Wire.ClientReply.class, new ClientReplySerializer(), 23);
     k.register(Wire.QueryRequest.class, 24);
@@ -54,6 +54,15 @@ public final class WireTypes {
     // modules', CodecRegistry.Builder.registerEyrie). Abandoned once had 40, which eyrie-core's ObjId
     // also had: Kryo kept the later one, and Abandoned could not be sent in a DS-SMR cluster.
     k.register(Wire.Abandoned.class, 90);
+    k.register(Wire.Decision.class, 91);
+    k.register(Wire.Decision[].class, 92);
+    k.register(Wire.Forward.class, 93);
+    k.register(Wire.Forward[].class, 94);
+    k.register(Wire.Component.class, 95);
+    k.register(Wire.Component[].class, 96);
+    k.register(Wire.Components.class, 97);
+    k.register(Wire.StartedQuery.class, 98);
+    k.register(MsgId[].class, 99);
   }
 
   /**

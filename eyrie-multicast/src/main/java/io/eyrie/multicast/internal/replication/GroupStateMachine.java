@@ -203,7 +203,7 @@ public final class GroupStateMachine extends BaseStateMachine {
    * otherwise wait until they time out. Requests that wait for nothing ignore the offer.
    */
   static void offerStoredReplies(GroupState s, StateListener to) {
-    s.forEachReleasedReply(to::reply);
+    s.forEachReply(to::reply);
   }
 
 

@@ -85,9 +85,15 @@ final class Admission {
           + " is below the client's watermark " + rec.watermark + " (the command finished or was abandoned)"));
       return;
     }
+    Retention.Entry kept = g.retention.get(id);
+    if (kept != null && kept.digest != s.digest()) {
+      g.listener().reply(id, new StoredReply(BAD_REQUEST, null, "message id " + id + " reused with other content"));
+      g.stats.duplicates++;
+      return;
+    }
     if (rec.delivered.contains(id)) {
       StoredReply r = rec.replies.get(id);
-      if (r != null && !g.exec.isAwaitingStarts(id)) {
+      if (r != null) {
         g.listener().reply(id, r);
       }
       g.stats.duplicates++;
@@ -109,15 +115,22 @@ final class Admission {
   ClientRecord client(Start s) {
     long cid = s.id().client();
     ClientRecord rec = g.clients.touch(cid);
-    if (g.clients.advanceWatermark(rec, s.watermark(), g.exec::isQueued, g.exec::isAwaitingStarts)) {
+    if (g.clients.advanceWatermark(rec, s.watermark(), g.exec::isQueued)) {
       g.exec.dropInboxesBelow(cid, s.watermark(), g.order::isPending);
     }
     return rec;
   }
 
-  /** Makes a message pending in the ordering and notes its seq in the client's record. */
+  /**
+   * Makes a message pending in the ordering, enters a multi-destination one in the retention
+   * table, and notes its seq in the client's record.
+   */
   Msg newPending(Start s) {
     Msg m = g.order.add(s);
+    if (s.dests().length > 1) {
+      g.retention.add(s.id(), s.dests(), s.digest(), m.localTs);
+      g.listener().undecided(s.id());
+    }
     ClientRecord rec = g.clients.touch(s.id().client());
     rec.maxPending = Math.max(rec.maxPending, s.id().seq());
     return m;
@@ -130,6 +143,9 @@ final class Admission {
       active.add(id.client());
     }
     g.exec.addActiveClients(active);
+    for (MsgId id : g.retention.entries.keySet()) {
+      active.add(id.client());
+    }
     return active;
   }
 }

@@ -6,7 +6,6 @@ import io.eyrie.multicast.internal.Wire.Conflict;
 import io.eyrie.multicast.internal.Wire.Data;
 import io.eyrie.multicast.internal.Wire.Propose;
 import io.eyrie.multicast.internal.Wire.Start;
-import io.eyrie.multicast.internal.Wire.Started;
 import io.eyrie.multicast.internal.state.ClientTable.ClientRecord;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -14,9 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The items a group takes from its incoming channels, each dispatched to the part it concerns:
- * proposals to the {@link Ordering} (through {@link Admission}'s checks), Data items and
- * started-signals to the {@link ExecutionQueue}, and the handling of a message id reused with
- * other content (Propose for another version, Conflict, Abandoned). No state of its own: it reads
+ * forwarded messages ({@code Propose}) to the {@link Ordering} (through {@link Admission}'s
+ * checks), decisions of other destinations to {@link Decisions}, Data items to the {@link
+ * ExecutionQueue}, and the handling of a message id reused with other content (Propose for
+ * another version, Conflict, Abandoned). No state of its own: it reads
  * and changes {@link GroupState}'s parts.
  */
 final class ChannelItems {
@@ -35,9 +35,9 @@ final class ChannelItems {
     if (item instanceof Propose p) {
       applyPropose(from, p);
     } else if (item instanceof Data d) {
-      g.exec.receive(from, d.id(), d.value(), true, g.order.isPending(d.id()));
-    } else if (item instanceof Started s) {
-      g.exec.receive(from, s.id(), null, false, g.order.isPending(s.id()));
+      g.exec.receive(from, d.id(), d.value(), g.order.isPending(d.id()));
+    } else if (item instanceof Wire.Decided d) {
+      g.decisions.apply(from, d.decision());
     } else if (item instanceof Conflict c) {
       applyConflict(from, c);
     } else if (item instanceof Wire.Abandoned a) {
@@ -50,32 +50,26 @@ final class ChannelItems {
   /*
    * A message id reused with other content (review F7: a reused client id, or colliding
    * incarnation ids) must not make groups deliver different messages under one id, nor block any
-   * group. A group that sees a proposal whose content differs from its own pending version marks
-   * the message conflicting: it still takes part in the ordering (so no group waits for ever)
-   * but never executes it; at its head the message ends with an error reply (at the reply group)
-   * and only the started-signal is sent. Each destination proposes its own version, so a group
-   * whose version shares a destination with another version receives that other version (or a
-   * Conflict) and marks it too. If the proposer is among this group's destinations, its timestamp
-   * counts as usual; otherwise the proposer waits for a proposal this group would never send, so
-   * it is answered with a Conflict carrying this group's timestamp, which the proposer counts as
-   * this group's proposal and which marks the message there. A proposal for a message delivered
-   * here also comes from a group outside this group's version's destinations (channels are
-   * exactly-once and a group proposes once, so the proposals of this version's destinations were
-   * all counted before delivery): it is answered with a Conflict as well. The order of a
-   * conflicting message may differ between groups (their versions have different destination
-   * sets), which is harmless since it runs nowhere it was marked. A group where no other version
-   * ever shows up executes its version; the guarantee is that no group blocks and no group that
-   * learned of another version executes either.
+   * group. Each destination holds the version it made pending; components carry the version's
+   * digest, and a leader that holds a component of another digest from a destination decides the
+   * message conflicting (design 4.3.1, rule 12): it still takes part in the ordering, so no group
+   * waits for ever, but it is never executed; at its head it ends with an error reply (at the
+   * reply group) and Abandoned items. A Propose (only ever sent by a Forward) of another version
+   * marks the message conflicting here; if the proposer is not among this group's destinations,
+   * or the message is no longer retained here, the proposer would wait for ever for this group's
+   * component, so it is answered with a Conflict carrying this group's timestamp, once per
+   * (message, proposer), which the proposer counts as this group's component with the conflict
+   * flag. The order of a conflicting message may differ between groups (their versions have
+   * different destination sets), which is harmless since it runs nowhere it was marked.
    */
 
   /*
-   * A proposal is never refused, not even for an expired client: the proposer has the message
-   * pending and cannot decide it without this group's proposal, so refusing it would block the
-   * proposer (and every later message there) forever. Accepting it is safe because a group makes
-   * a message pending at most once (a Start of a message it may have executed is refused STALE or
-   * EXPIRED), so each destination proposes a message once, and this group delivers it only after
-   * every other destination's proposal arrived: a proposal always concerns a message that was
-   * never delivered here.
+   * A Propose is never refused, not even for an expired client: the forwarding group has the
+   * message pending and cannot decide it without this group's component, so refusing it would
+   * block the proposer (and every later message there) forever. Accepting it is safe because a
+   * group makes a message pending at most once, and no Propose of a version can arrive after this
+   * group dropped it from retention: every other destination's Propose precedes its Decided on
+   * the channel, and retention waits for every Decided (rule 8).
    */
   private void applyPropose(GroupId from, Propose p) {
     Start s = p.start();
@@ -84,40 +78,55 @@ final class ChannelItems {
       LOG.error("{}: dropping invalid proposal from {}: {}", g.self, from, invalid);
       return;
     }
-    ClientRecord rec = admission.client(s);
-    if (rec.delivered.contains(s.id())) {
-      Msg q = g.exec.queued(s.id());
-      if (q != null && q.start.sameContent(s)) {
-        LOG.error("{}: duplicate proposal from {} for {} which was delivered already", g.self, from, s.id());
-        return;
+    long digest = s.digest();
+    Retention.Entry e = g.retention.get(s.id());
+    Msg m = g.order.get(s.id());
+    if (e != null || m != null) {
+      long own = e != null ? e.digest : m.start.digest();
+      if (own == digest) {
+        return; // known here already (a Start or an earlier Propose created it)
       }
-      // Another version of a message delivered here (see above): let the proposer decide, and
-      // do not execute ours if it has not started yet.
-      LOG.error("{}: proposal from {} for {} which was delivered here; the id was reused with other content",
+      LOG.error("{}: proposal from {} for {} with other content than the message here; it will not be executed",
           g.self, from, s.id());
-      if (q != null && !g.exec.isStarted(q)) {
-        q.conflict = true;
-      }
-      g.outboxes.send(from, new Conflict(s.id(), g.order.clock));
+      conflictWith(from, s.id(), e, m, e != null ? e.lts : Ordering.ownTs(m));
       return;
     }
-    Msg m = g.order.get(s.id());
-    if (m == null) {
-      m = admission.newPending(s);
-    } else if (!m.start.sameContent(s)) {
-      LOG.error("{}: proposal from {} for {} with other content than the message pending here; it will not be "
-          + "executed", g.self, from, s.id());
-      m.conflict = true;
-      if (Arrays.binarySearch(m.start.dests(), from) < 0) {
-        g.outboxes.send(from, new Conflict(s.id(), Ordering.ownTs(m)));
-        g.deliverReady();
-        return;
-      }
+    ClientRecord rec = admission.client(s);
+    if (rec.delivered.contains(s.id())) {
+      // Delivered here and no longer retained: another version (rule 8's FIFO argument).
+      LOG.error("{}: proposal from {} for {} which was delivered here; the id was reused with other content",
+          g.self, from, s.id());
+      conflictWith(from, s.id(), null, null, g.order.clock);
+      return;
     }
-    g.order.addProposal(m, from, p.ts());
+    admission.newPending(s);
     g.deliverReady();
   }
 
+  /** Marks this group's version conflicting and answers the proposer of another version (once). */
+  private void conflictWith(GroupId from, io.eyrie.multicast.MsgId id, Retention.Entry e, Msg m, long ts) {
+    if (m != null) {
+      m.conflict = true;
+    } else {
+      Msg q = g.exec.queued(id);
+      if (q != null && !g.exec.isStarted(q)) {
+        q.conflict = true;
+      }
+    }
+    if (e == null || e.otherVersions.add(from)) {
+      g.outboxes.send(from, new Conflict(id, ts));
+    }
+    if (e != null && e.decision != null) {
+      g.outboxes.sendLazy(from, new Wire.Decided(e.decision));
+    }
+    g.deliverReady();
+  }
+
+  /**
+   * Another group holds another version of a message (see above): this group's version is not
+   * executed, and the sender's timestamp, if it is among the version's destinations, is logged as
+   * its component (a leader reads it from {@link Retention.Entry#logged}).
+   */
   private void applyConflict(GroupId from, Conflict c) {
     Msg m = c.id() == null ? null : g.order.get(c.id());
     if (m == null) {
@@ -126,10 +135,13 @@ final class ChannelItems {
     }
     LOG.error("{}: {} holds another message with the id {}; it will not be executed", g.self, from, c.id());
     m.conflict = true;
-    if (Arrays.binarySearch(m.start.dests(), from) >= 0) {
-      g.order.addProposal(m, from, c.ts());
+    Retention.Entry e = g.retention.get(c.id());
+    if (e != null) {
+      e.otherVersions.add(from);
+      if (Arrays.binarySearch(m.start.dests(), from) >= 0) {
+        e.logged.putIfAbsent(from, c.ts());
+      }
     }
-    g.deliverReady();
   }
 
   /**

@@ -113,17 +113,17 @@ final class ClientTable {
 
   /**
    * Raises a client's watermark and forgets what it covers, except what is still in progress:
-   * delivered ids of messages still executing and replies still awaiting started-signals.
+   * delivered ids of messages still executing.
    *
    * @return true if the watermark moved
    */
-  boolean advanceWatermark(ClientRecord rec, long watermark, Predicate<MsgId> executing, Predicate<MsgId> awaiting) {
+  boolean advanceWatermark(ClientRecord rec, long watermark, Predicate<MsgId> executing) {
     if (watermark <= rec.watermark) {
       return false;
     }
     rec.watermark = watermark;
     rec.delivered.removeIf(id -> id.seq() < watermark && !executing.test(id));
-    rec.replies.keySet().removeIf(id -> id.seq() < watermark && !awaiting.test(id));
+    rec.replies.keySet().removeIf(id -> id.seq() < watermark);
     return true;
   }
 
@@ -147,7 +147,7 @@ final class ClientTable {
   /**
    * Drops the records of clients idle (in log time) for longer than the expiry and leaves a
    * tombstone for each. A record is kept while its client is in {@code active} (a message of its
-   * is pending, queued, awaiting started-signals or has buffered items here). A tombstone is kept
+   * is pending, queued, retained (design 4.3.1, rule 8) or has buffered items here). A tombstone is kept
    * for {@link #TOMBSTONE_FACTOR} expiry periods, and as long as a record recreated by a proposal
    * exists (such a record does not know what was executed before the expiry).
    */

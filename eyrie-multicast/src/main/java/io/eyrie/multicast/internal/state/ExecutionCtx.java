@@ -92,9 +92,6 @@ final class ExecutionCtx implements ExecutionContext {
       throw new IllegalArgumentException("an item of " + bytes.length + " bytes for " + to
           + " is larger than a channel takes (" + MAX_ITEM_BYTES + " bytes)");
     }
-    if (to.equals(m.start.replyGroup())) {
-      q.sentToReplyGroup = true;
-    }
     q.sends++;
     q.outboxes.send(to, new Data(m.start.id(), bytes));
   }

@@ -8,7 +8,6 @@ import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire;
-import io.eyrie.multicast.internal.Wire.Started;
 import io.eyrie.multicast.internal.state.Inboxes.Inbox;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -27,11 +26,10 @@ import org.slf4j.LoggerFactory;
  * Execution at one group: the delivered messages in delivery order, run one at a time by the
  * application, and the head, which may be parked until items from other destinations arrive.
  * Owns the queue, the head's progress and its snapshot section, and runs a message through its
- * steps: first delivery and started-signal, waits, resumes, completion. Kept apart because this
+ * steps: first delivery, waits, resumes, completion. Kept apart because this
  * is where the application runs and where the order of execution is fixed: nothing here
  * reorders. Its parts: {@link Inboxes} (items buffered per message), {@link OffQueue} (messages
- * waiting with resumeLater, and blocked ones) and {@link ReplyRelease} (replies awaiting the
- * other destinations' started-signals).
+ * waiting with resumeLater, and blocked ones) and {@link ReplyRelease} (replies).
  */
 final class ExecutionQueue {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionQueue.class);
@@ -53,10 +51,8 @@ final class ExecutionQueue {
   final Inboxes inboxes = new Inboxes();
   /** Messages that left the queue before they finished (resumeLater, blocked). */
   final OffQueue offQueue = new OffQueue(this);
-  /** Replies recorded here, and those waiting for the other destinations' started-signals. */
+  /** Replies recorded here. */
   final ReplyRelease replies;
-  /** Set by the head's context when it sends to the reply group (which then needs no Started). */
-  boolean sentToReplyGroup;
   /** Items sent by executions so far (to tell whether a blocked delivery sent something). */
   long sends;
 
@@ -75,7 +71,7 @@ final class ExecutionQueue {
     this.stats = stats;
     this.outboxes = outboxes;
     this.clients = clients;
-    this.replies = new ReplyRelease(self, codec, clients, release);
+    this.replies = new ReplyRelease(codec, clients, release);
   }
 
   Msg queued(MsgId id) {
@@ -86,8 +82,13 @@ final class ExecutionQueue {
     return queued.containsKey(id);
   }
 
-  boolean isAwaitingStarts(MsgId id) {
-    return replies.isAwaitingStarts(id);
+  /**
+   * True if {@code m} has started here in the sense of design 4.3.1 rule 11: it is the head and
+   * the application has seen it, or it waits off the queue to resume later. A deferred (blocked)
+   * message has not started (K7).
+   */
+  boolean hasStarted(Msg m) {
+    return m == queue.peek() ? headStarted : offQueue.later.containsKey(m.start.id());
   }
 
   /**
@@ -117,7 +118,6 @@ final class ExecutionQueue {
     for (MsgId id : queued.keySet()) {
       active.add(id.client());
     }
-    replies.addActiveClients(active);
     for (MsgId id : inboxes.ids()) {
       active.add(id.client());
     }
@@ -156,7 +156,6 @@ final class ExecutionQueue {
           }
           ex = Execution.error("the application blocked with no message in progress");
         }
-        signalStarted(m);
       } else if (parkedOn != null && inboxes.satisfied(m.start.id(), parkedOn)) {
         ex = resume(ctx);
       } else {
@@ -190,7 +189,6 @@ final class ExecutionQueue {
    * answered blocked (what it sent says it started).
    */
   Execution firstDelivery(Msg m, ExecutionCtx ctx) {
-    sentToReplyGroup = false;
     if (m.conflict) {
       // The other destinations of this version may wait for items from this group: tell them
       // that none will come (review N4).
@@ -204,13 +202,6 @@ final class ExecutionQueue {
     long sent = sends;
     Execution ex = invoke(ctx, true);
     return ex.isBlocked() && sends != sent ? Execution.error("the application sent items and then blocked") : ex;
-  }
-
-  /** Tells the reply group that {@code m} started here, unless an item sent to it already did. */
-  void signalStarted(Msg m) {
-    if (!self.equals(m.start.replyGroup()) && !sentToReplyGroup) {
-      outboxes.send(m.start.replyGroup(), new Started(m.start.id()));
-    }
   }
 
   /** Resumes a message that waited; only a first delivery may answer blocked. */
@@ -282,22 +273,18 @@ final class ExecutionQueue {
     queued.remove(id);
     stats.executed++;
     offQueue.completed();
-    Inbox in = inboxes.remove(id);
+    inboxes.remove(id);
     if (self.equals(m.start.replyGroup())) {
-      replies.record(m, ex, in);
+      replies.record(m, ex);
     }
   }
 
   /**
-   * Takes an item (a Data value, or a started-signal when {@code isData} is false) from another
-   * destination of a message.
+   * Takes a Data item from another destination of a message.
    *
    * @param pendingHere whether the message is pending (not yet delivered) here
    */
-  void receive(GroupId from, MsgId id, byte[] value, boolean isData, boolean pendingHere) {
-    if (replies.heardFrom(from, id)) {
-      return;
-    }
+  void receive(GroupId from, MsgId id, byte[] value, boolean pendingHere) {
     // Another destination sends items for a message only once it has delivered it, which needed
     // this group's proposal: the message is pending or queued here, or it finished here. An item
     // for a message that is neither is late and is dropped (even if the client's record, which
@@ -305,7 +292,7 @@ final class ExecutionQueue {
     if (!pendingHere && !queued.containsKey(id)) {
       return;
     }
-    inboxes.add(from, id, value, isData);
+    inboxes.add(from, id, value, true);
     itemArrived(id);
   }
 
@@ -344,12 +331,11 @@ final class ExecutionQueue {
           .append(in == null ? "{}" : in.data.keySet()).append('\n');
     }
     offQueue.describeTo(b);
-    replies.describeTo(b);
   }
 
   /**
    * Writes the queue and the head's progress, then the parts' sections: the messages resuming
-   * later, the inboxes, the replies awaiting started-signals and the deferred messages.
+   * later, the inboxes and the deferred messages.
    */
   void writeTo(Output out) {
     out.writeVarInt(queue.size(), true);
@@ -360,7 +346,6 @@ final class ExecutionQueue {
     SnapshotIo.writeGroups(out, parkedOn);
     offQueue.writeLaterTo(out, codec);
     inboxes.writeTo(out);
-    replies.writeTo(out);
     offQueue.writeDeferredTo(out, codec);
   }
 
@@ -373,7 +358,6 @@ final class ExecutionQueue {
     parkedOn = SnapshotIo.readGroups(in);
     offQueue.readLaterFrom(in, codec);
     inboxes.readFrom(in);
-    replies.readFrom(in);
     offQueue.readDeferredFrom(in, codec);
   }
 }

@@ -6,6 +6,9 @@ import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Component;
+import io.eyrie.multicast.internal.Wire.Decision;
+import io.eyrie.multicast.internal.Wire.Forward;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
 import java.util.Collection;
@@ -54,6 +57,8 @@ public final class GroupState {
   final Admission admission;
   final ChannelItems items;
   final GroupChanges changes;
+  final Retention retention;
+  final Decisions decisions;
 
   /**
    * Creates the initial state of a group replica of a cluster of partitions only (every group
@@ -89,12 +94,14 @@ public final class GroupState {
     this.codec = codec;
     this.outboxes = new Outboxes(self, members.known().keySet(), stats);
     this.clients = new ClientTable(clientExpiryMs);
-    this.order = new Ordering(self, outboxes);
+    this.order = new Ordering(self);
+    this.retention = new Retention(self);
     // The listener can change (setListener), so replies go through this state.
     this.exec = new ExecutionQueue(self, app, codec, stats, outboxes, clients, (id, r) -> listener.reply(id, r));
     this.admission = new Admission(this);
     this.items = new ChannelItems(this, admission);
     this.changes = new GroupChanges(this);
+    this.decisions = new Decisions(this);
     exec.system = changes::execute;
     exec.partitions = members::partitions;
     exec.openPartitions = members::openPartitions;
@@ -149,11 +156,19 @@ public final class GroupState {
     long result = -1;
     if (entry instanceof StartBatch b) {
       stats.entries++;
-      clients.advanceLogTime(b.time());
-      if (b.starts() != null) {
-        for (Start s : b.starts()) {
-          admission.applyStart(s);
-        }
+      // Decisions first, then forwards, then the starts: new starts get timestamps above the
+      // decided ones and block nothing (design 4.3.1, rule 5). No time, no log time move (K12).
+      for (Decision d : b.decides()) {
+        decisions.apply(null, d);
+      }
+      for (Forward f : b.forwards()) {
+        decisions.apply(f);
+      }
+      if (b.time() >= 0) {
+        clients.advanceLogTime(b.time());
+      }
+      for (Start s : b.starts()) {
+        admission.applyStart(s);
       }
       clients.sweep(admission::activeClients);
     } else if (entry instanceof ChannelBatch b) {
@@ -171,6 +186,7 @@ public final class GroupState {
   void deliverReady() {
     for (Msg m = order.pollDeliverable(); m != null; m = order.pollDeliverable()) {
       clients.touch(m.start.id().client()).delivered.add(m.start.id());
+      decisions.delivered(m.start.id());
       exec.enqueue(m);
       stats.delivered++;
       if (m.start.dests().length > 1) {
@@ -211,15 +227,61 @@ public final class GroupState {
   }
 
   /**
-   * Gives {@code to} every stored reply that is released (no destination's started-signal is
-   * still awaited), in no particular order.
+   * Gives {@code to} every stored reply, in no particular order (a multi-group one still goes
+   * through the per-replica started gate, design 4.3.1 rule 11).
    */
-  public void forEachReleasedReply(BiConsumer<MsgId, StoredReply> to) {
-    clients.forEachReply((id, r) -> {
-      if (!exec.isAwaitingStarts(id)) {
-        to.accept(id, r);
-      }
-    });
+  public void forEachReply(BiConsumer<MsgId, StoredReply> to) {
+    clients.forEachReply(to);
+  }
+
+  // ---------------------------------------------------------------- the unlogged exchange (design 4.3.1)
+
+  /**
+   * This group's component of a message it retains (its local timestamp, digest, and decision
+   * once decided), or null: what a pull is answered with (rule 3).
+   */
+  public Component component(MsgId id) {
+    return decisions.component(id);
+  }
+
+  /**
+   * The components of other destinations this group's log holds for a message ({@code Conflict}
+   * items of destinations with another version), by group; empty if none.
+   */
+  public java.util.Map<GroupId, Long> loggedComponents(MsgId id) {
+    Retention.Entry e = retention.get(id);
+    return e == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(e.logged);
+  }
+
+  /** The multi-destination messages undecided here, in id order, with their destinations. */
+  public java.util.SortedMap<MsgId, GroupId[]> undecided() {
+    java.util.TreeMap<MsgId, GroupId[]> out = new java.util.TreeMap<>();
+    for (Msg m : order.undecided) {
+      out.put(m.start.id(), m.start.dests());
+    }
+    return out;
+  }
+
+  /** The destinations of a multi-destination message undecided here, or null. */
+  public GroupId[] undecidedDests(MsgId id) {
+    Msg m = order.get(id);
+    return m == null || m.finalTs >= 0 || m.start.dests().length < 2 ? null : m.start.dests();
+  }
+
+  /** The groups a {@code Forward} here already sent a message to (rule 9), or an empty set. */
+  public Set<GroupId> forwardedTo(MsgId id) {
+    Retention.Entry e = retention.get(id);
+    return e == null ? Set.of() : java.util.Collections.unmodifiableSet(e.forwardedTo);
+  }
+
+  /** Whether this replica's applied state shows that the message started here (rule 11). */
+  public boolean started(MsgId id) {
+    return decisions.started(id);
+  }
+
+  /** The number of messages in the retention table (rule 8). */
+  public int retainedCount() {
+    return retention.size();
   }
 
   /**

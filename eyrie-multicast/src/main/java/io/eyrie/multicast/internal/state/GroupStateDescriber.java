@@ -13,7 +13,7 @@ final class GroupStateDescriber {
     ExecutionQueue exec = s.exec;
     b.append(s.self).append(": clock=").append(order.clock).append(" pending=").append(order.pending.size())
         .append(" undecided=").append(order.undecided.size()).append(" decided=").append(order.decided.size())
-        .append(" queue=").append(exec.size()).append(" awaitingStarts=").append(exec.replies.awaitingStarts.size())
+        .append(" queue=").append(exec.size()).append(" retained=").append(s.retention.size())
         .append(" executed=").append(s.stats.executed).append('\n');
     order.describeTo(b);
     exec.describeTo(b);
@@ -25,7 +25,8 @@ final class GroupStateDescriber {
   static String describe(GroupState s, MsgId id) {
     return s.self + ": " + id + s.order.describe(id) + (s.exec.isQueued(id) ? " queued" : "")
         + s.clients.describeRecord(id)
-        + (s.exec.isAwaitingStarts(id) ? " awaiting starts from " + s.exec.replies.awaitingStarts.get(id) : "")
+        + (s.retention.get(id) != null ? " retained(decided=" + (s.retention.get(id).decision != null) + ", acked="
+            + s.retention.get(id).acked + ")" : "")
         + (s.clients.tombstones.containsKey(id.client()) ? " TOMBSTONE" : "");
   }
 }

@@ -18,7 +18,7 @@ public final class GroupStateSnapshot {
    * table's section). 2 added the highest pending seqs (review F3), encoded Data items (F6) and
    * conflicting messages (F7). Older snapshots are refused.
    */
-  private static final int VERSION = 6; // 5: the groups this group knows of (groups added to a running cluster); 6: deferred messages
+  private static final int VERSION = 7; // 5: the groups this group knows of (groups added to a running cluster); 6: deferred messages; 7: the retention table, no replies awaiting started-signals (design 4.3.1)
 
   private GroupStateSnapshot() {}
 
@@ -28,6 +28,7 @@ public final class GroupStateSnapshot {
     out.writeString(s.self.name());
     s.members.writeTo(out);
     s.order.writeTo(out, s.codec);
+    s.retention.writeTo(out);
     s.exec.writeTo(out);
     s.outboxes.writeTo(out, s.codec);
     s.clients.writeTo(out);
@@ -55,6 +56,7 @@ public final class GroupStateSnapshot {
     }
     s.members.readFrom(in);
     s.order.readFrom(in, s.codec);
+    s.retention.readFrom(in);
     s.exec.readFrom(in);
     // The snapshot's channels replace those of the fresh state (which opened channels to the
     // groups it started knowing); every known group has one (a snapshot writes them all).

@@ -93,7 +93,6 @@ final class OffQueue {
           continue;
         }
         it.remove();
-        q.signalStarted(m);
         if (ex.isAwait() || ex.isResumeLater()) {
           String bad = q.checkWait(m, ex);
           if (bad == null) {
@@ -112,8 +111,6 @@ final class OffQueue {
         // start: the application broke its promise; the first one ends with an error rather than
         // all of them waiting for ever.
         Msg m = deferred.remove(0);
-        q.sentToReplyGroup = false;
-        q.signalStarted(m);
         q.complete(m, Execution.error("the application blocked with no message in progress"));
       }
     }

@@ -5,7 +5,7 @@ import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
-import io.eyrie.multicast.internal.Wire.Propose;
+import io.eyrie.multicast.internal.Wire.Decision;
 import io.eyrie.multicast.internal.Wire.Start;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,13 +15,12 @@ import java.util.TreeSet;
 /**
  * Skeen ordering at one group: the logical clock and the messages known here but not delivered
  * yet, undecided (waiting for proposals, by local timestamp) or decided (by final timestamp). A
- * message's final timestamp is the largest of its destinations' proposals; a decided message is
+ * message's final timestamp is the largest of its destinations' local timestamps (its decision); a decided message is
  * delivered once no undecided one could still end up before it. Kept apart so that the delivery
  * rule is in one place and the snapshot of this part is written next to the fields it covers.
  */
 final class Ordering {
   private final GroupId self;
-  private final Outboxes outboxes;
 
   long clock;
   /** Known messages not yet delivered here. */
@@ -29,9 +28,8 @@ final class Ordering {
   final TreeSet<Msg> undecided = new TreeSet<>(Msg.BY_LOCAL_TS);
   final TreeSet<Msg> decided = new TreeSet<>(Msg.BY_FINAL_TS);
 
-  Ordering(GroupId self, Outboxes outboxes) {
+  Ordering(GroupId self) {
     this.self = self;
-    this.outboxes = outboxes;
   }
 
   Msg get(MsgId id) {
@@ -47,8 +45,8 @@ final class Ordering {
   }
 
   /**
-   * Makes a message pending: a single-destination message is decided at once; otherwise this
-   * group proposes its clock, to itself and to the other destinations.
+   * Makes a message pending: a single-destination message is decided at once; otherwise it
+   * waits, undecided, with this group's local timestamp (design 4.3.1, rule 2).
    */
   Msg add(Start s) {
     Msg m = new Msg(s);
@@ -61,31 +59,19 @@ final class Ordering {
       m.localTs = clock;
       m.proposals.put(self, clock);
       undecided.add(m);
-      for (GroupId d : s.dests()) {
-        if (!d.equals(self)) {
-          outboxes.send(d, new Propose(s, clock));
-        }
-      }
     }
     return m;
   }
 
-  /** Counts a destination's proposal; the last one decides the message. */
-  void addProposal(Msg m, GroupId from, long ts) {
-    if (m.finalTs >= 0) {
-      return;
+  /** Decides an undecided message with its destinations' local timestamps (rule 6). */
+  void decide(Msg m, Decision d) {
+    undecided.remove(m);
+    for (int i = 0; i < d.groups().length; i++) {
+      m.proposals.put(d.groups()[i], d.ts()[i]);
     }
-    m.proposals.put(from, ts);
-    if (m.proposals.size() == m.start.dests().length) {
-      undecided.remove(m);
-      long max = 0;
-      for (long t : m.proposals.values()) {
-        max = Math.max(max, t);
-      }
-      m.finalTs = max;
-      clock = Math.max(clock, max);
-      decided.add(m);
-    }
+    m.finalTs = d.finalTs();
+    clock = Math.max(clock, m.finalTs);
+    decided.add(m);
   }
 
   /** This group's timestamp for a pending message (its proposal, or its decision if it had none). */

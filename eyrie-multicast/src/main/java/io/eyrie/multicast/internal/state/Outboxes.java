@@ -80,6 +80,20 @@ final class Outboxes {
     dirty.add(to);
   }
 
+  /**
+   * Appends an item that need not ship at once (design 4.3.1, rule 7: a {@code Decided}): the
+   * outbox is not marked changed, so the channel sender is not woken; the node's ticker ships it
+   * with the next item or when it has waited long enough.
+   */
+  void sendLazy(GroupId to, Object item) {
+    Channel c = channels.get(to);
+    if (c == null) {
+      throw new IllegalArgumentException("no channel from " + self + " to " + to);
+    }
+    c.outbox.append(item);
+    stats.itemsSent++;
+  }
+
   /** Tells the listener which outboxes changed since the last call. */
   void flushChanged(StateListener listener) {
     if (!dirty.isEmpty()) {

@@ -27,6 +27,12 @@ public interface StateListener {
   void outboxChanged(GroupId to);
 
   /**
+   * A multi-destination message became pending here, undecided: the leader pushes its component
+   * to the other destinations (design 4.3.1, rule 4). Called while applying.
+   */
+  default void undecided(MsgId id) {}
+
+  /**
    * The groups this group knows of, or which of them are open, changed (a group change was
    * delivered, or a snapshot was installed).
    */

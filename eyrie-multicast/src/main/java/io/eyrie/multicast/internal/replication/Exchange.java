@@ -1,0 +1,398 @@
+package io.eyrie.multicast.internal.replication;
+
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.internal.Wire.Component;
+import io.eyrie.multicast.internal.Wire.Decision;
+import io.eyrie.multicast.internal.Wire.Forward;
+import io.eyrie.multicast.internal.state.GroupState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The unlogged side of design 4.3.1 at one group replica: while the replica leads its group, it
+ * pushes and pulls the components of the messages undecided in its applied state (rule 4),
+ * collects the other destinations' components, appends a decision once it holds them all and
+ * again until the decision is applied (rule 5), and forwards a message to destinations that
+ * never answered for it (rule 9). Nothing here changes replicated state: it only chooses what the
+ * leader appends. Deterministic given its inputs (time is passed in), so the simulation drives
+ * this very class.
+ *
+ * <p>Thread-safe: methods synchronize on this object, and take the group state's lock (through
+ * {@link View}) only inside that; {@link #pending} takes no lock, so the apply thread, which holds
+ * the state's lock, never waits for this one.
+ */
+public final class Exchange {
+  /** The first pull after the push, and the starting interval of a message's pulls. */
+  public static final long T_PULL_NANOS = 50_000_000L;
+  /** The longest interval between pulls of one message. */
+  public static final long MAX_PULL_NANOS = 1_000_000_000L;
+  /** How long a message may stay undecided with a silent destination before it is forwarded. */
+  public static final long T_FWD_NANOS = 1_000_000_000L;
+  /** How long a component for a message not applied here yet is kept. */
+  static final long EARLY_NANOS = 5_000_000_000L;
+  static final int MAX_EARLY = 100_000;
+
+  /** What the exchange reads from the replica's applied state (under the state's lock). */
+  public interface View {
+    /** The replica's own component of a message it retains, or null. */
+    Component component(MsgId id);
+
+    /** The multi-destination messages undecided in the applied state, with their destinations. */
+    SortedMap<MsgId, GroupId[]> undecided();
+
+    /** The destinations of a multi-destination message undecided in the applied state, or null. */
+    GroupId[] undecided(MsgId id);
+
+    /** Components of other destinations the log holds for a message (Conflict items). */
+    Map<GroupId, Long> loggedComponents(MsgId id);
+
+    /** The destinations a Forward already sent the message to. */
+    Set<GroupId> forwardedTo(MsgId id);
+  }
+
+  /** A view of a group state; the caller holds whatever lock the state needs. */
+  public static View viewOf(GroupState s) {
+    return new View() {
+      @Override
+      public Component component(MsgId id) {
+        return s.component(id);
+      }
+
+      @Override
+      public SortedMap<MsgId, GroupId[]> undecided() {
+        return s.undecided();
+      }
+
+      @Override
+      public GroupId[] undecided(MsgId id) {
+        return s.undecidedDests(id);
+      }
+
+      @Override
+      public Map<GroupId, Long> loggedComponents(MsgId id) {
+        return s.loggedComponents(id);
+      }
+
+      @Override
+      public Set<GroupId> forwardedTo(MsgId id) {
+        return s.forwardedTo(id);
+      }
+    };
+  }
+
+  /** Where the exchange's outputs go. */
+  public interface Net {
+    /**
+     * Sends components to group {@code to} (its leader first, any replica after a timeout); its
+     * answer, the receiver's own components of the same messages, comes back through {@link
+     * #received}.
+     */
+    void send(GroupId to, List<Component> list);
+
+    /** Appends a decision to this group's log (it rides the node's next start batch). */
+    void decide(Decision d);
+
+    /** Appends a forward to this group's log. */
+    void forward(Forward f);
+  }
+
+  private static final class Track {
+    final GroupId[] dests;
+    final long since;
+    long nextPull;
+    long pullInterval = T_PULL_NANOS;
+    long lastDecide = Long.MIN_VALUE;
+    long lastForward = Long.MIN_VALUE;
+    boolean pushed;
+    final TreeMap<GroupId, Component> held = new TreeMap<>();
+
+    Track(GroupId[] dests, long now) {
+      this.dests = dests;
+      this.since = now;
+      this.nextPull = now + T_PULL_NANOS;
+    }
+  }
+
+  private record Early(Component c, long at) {}
+
+  private final GroupId self;
+  private final Net net;
+  private boolean leader;
+  private final TreeMap<MsgId, Track> tracks = new TreeMap<>();
+  private final TreeMap<MsgId, List<Early>> early = new TreeMap<>();
+  private int earlyCount;
+  private final ConcurrentLinkedQueue<MsgId> fresh = new ConcurrentLinkedQueue<>();
+  private long decides;
+  private long forwards;
+  private long sends;
+
+  public Exchange(GroupId self, Net net) {
+    this.self = self;
+    this.net = net;
+  }
+
+  /**
+   * Called by the apply thread (holding the state's lock) when the applied state made a
+   * multi-destination message pending: {@link #flush} then pushes its component at once.
+   */
+  public void pending(MsgId id) {
+    fresh.add(id);
+  }
+
+  /** The replica's leadership changed: a new leader starts with nothing collected (B1a). */
+  public synchronized void leadership(boolean isLeader, long now) {
+    if (isLeader == leader) {
+      return;
+    }
+    leader = isLeader;
+    tracks.clear();
+    early.clear();
+    earlyCount = 0;
+  }
+
+  /** Whether the replica leads its group, as the exchange was last told. */
+  public synchronized boolean isLeader() {
+    return leader;
+  }
+
+  /** Pushes the components of the messages made pending since the last call (rule 4, first push). */
+  public synchronized void flush(View view, long now) {
+    if (!leader) {
+      fresh.clear();
+      return;
+    }
+    TreeMap<GroupId, List<Component>> out = new TreeMap<>();
+    for (MsgId id = fresh.poll(); id != null; id = fresh.poll()) {
+      Track t = track(view, id, now);
+      if (t == null || t.pushed) {
+        continue;
+      }
+      t.pushed = true;
+      Component own = view.component(id);
+      if (own == null) {
+        continue;
+      }
+      for (GroupId d : t.dests) {
+        if (!d.equals(self) && !t.held.containsKey(d)) {
+          out.computeIfAbsent(d, k -> new ArrayList<>()).add(own);
+        }
+      }
+      tryDecide(view, id, t, now);
+    }
+    send(out);
+  }
+
+  /**
+   * Takes components another destination sent (a push, or the answer to this replica's pull).
+   * Kept only while this replica leads; a component of a message not applied here yet waits a
+   * few seconds (rule 3).
+   */
+  public synchronized void received(View view, List<Component> list, long now) {
+    if (!leader || list == null) {
+      return;
+    }
+    for (Component c : list) {
+      if (c == null || c.id() == null || c.group() == null || c.group().equals(self)) {
+        continue;
+      }
+      Track t = tracks.get(c.id());
+      if (t == null) {
+        t = track(view, c.id(), now);
+      }
+      if (t == null) {
+        if (earlyCount < MAX_EARLY) {
+          early.computeIfAbsent(c.id(), k -> new ArrayList<>()).add(new Early(c, now));
+          earlyCount++;
+        }
+        continue;
+      }
+      if (Arrays.binarySearch(t.dests, c.group()) >= 0) {
+        t.held.put(c.group(), c);
+      }
+      tryDecide(view, c.id(), t, now);
+    }
+  }
+
+  /**
+   * The periodic step (rules 4, 5 and 9): tracks every message undecided in the applied state,
+   * drops the decided ones, appends again the decisions not applied after {@code T_pull}, pulls
+   * the missing components with a per-message back-off, and forwards messages a destination has
+   * been silent on for {@code T_fwd}.
+   */
+  public synchronized void tick(View view, long now) {
+    if (!leader) {
+      return;
+    }
+    SortedMap<MsgId, GroupId[]> undecided = view.undecided();
+    tracks.keySet().retainAll(undecided.keySet());
+    TreeMap<GroupId, List<Component>> out = new TreeMap<>();
+    for (Map.Entry<MsgId, GroupId[]> u : undecided.entrySet()) {
+      MsgId id = u.getKey();
+      Track t = track(id, u.getValue(), now);
+      if (tryDecide(view, id, t, now)) {
+        continue;
+      }
+      if (now >= t.nextPull || !t.pushed) {
+        t.pushed = true;
+        Component own = view.component(id);
+        if (own != null) {
+          for (GroupId d : t.dests) {
+            if (!d.equals(self) && !t.held.containsKey(d)) {
+              out.computeIfAbsent(d, k -> new ArrayList<>()).add(own);
+            }
+          }
+        }
+        t.pullInterval = Math.min(2 * t.pullInterval, MAX_PULL_NANOS);
+        t.nextPull = now + t.pullInterval;
+      }
+      if (now - t.since >= T_FWD_NANOS && now - t.lastForward >= T_FWD_NANOS) {
+        Set<GroupId> done = view.forwardedTo(id);
+        Map<GroupId, Long> logged = view.loggedComponents(id);
+        List<GroupId> silent = new ArrayList<>();
+        for (GroupId d : t.dests) {
+          if (!d.equals(self) && !t.held.containsKey(d) && !logged.containsKey(d) && !done.contains(d)) {
+            silent.add(d);
+          }
+        }
+        if (!silent.isEmpty()) {
+          t.lastForward = now;
+          forwards++;
+          net.forward(new Forward(id, silent.toArray(new GroupId[0])));
+        }
+      }
+    }
+    expireEarly(now);
+    send(out);
+  }
+
+  /** Starts tracking a message undecided in the applied state, with the components that came early. */
+  private Track track(View view, MsgId id, long now) {
+    Track t = tracks.get(id);
+    if (t != null) {
+      return t;
+    }
+    GroupId[] dests = view.undecided(id);
+    return dests == null ? null : track(id, dests, now);
+  }
+
+  private Track track(MsgId id, GroupId[] dests, long now) {
+    Track t = tracks.get(id);
+    if (t != null) {
+      return t;
+    }
+    t = new Track(dests, now);
+    tracks.put(id, t);
+    List<Early> es = early.remove(id);
+    if (es != null) {
+      earlyCount -= es.size();
+      for (Early e : es) {
+        if (Arrays.binarySearch(dests, e.c().group()) >= 0) {
+          t.held.put(e.c().group(), e.c());
+        }
+      }
+    }
+    return t;
+  }
+
+  /**
+   * Appends the decision of a message if this replica can make it (rule 5) and did not append it
+   * within the last {@code T_pull}: it needs its own applied component and a component of every
+   * other destination, or another destination's decision, which holds them all.
+   */
+  private boolean tryDecide(View view, MsgId id, Track t, long now) {
+    Component own = view.component(id);
+    if (own == null || own.decision() != null) {
+      return false;
+    }
+    Decision d = null;
+    for (Component c : t.held.values()) {
+      if (c.decision() != null && Arrays.equals(c.decision().groups(), t.dests)
+          && c.decision().tsOf(self) == own.lts()) {
+        Decision v = c.decision();
+        d = new Decision(id, v.groups(), v.ts(), own.digest(), v.conflict() || v.digest() != own.digest());
+        break;
+      }
+    }
+    if (d == null) {
+      Map<GroupId, Long> logged = view.loggedComponents(id);
+      long[] ts = new long[t.dests.length];
+      boolean conflict = !logged.isEmpty();
+      for (int i = 0; i < t.dests.length; i++) {
+        GroupId g = t.dests[i];
+        if (g.equals(self)) {
+          ts[i] = own.lts();
+          continue;
+        }
+        Component c = t.held.get(g);
+        if (c != null) {
+          ts[i] = c.lts();
+          conflict |= c.digest() != own.digest();
+        } else if (logged.containsKey(g)) {
+          ts[i] = logged.get(g);
+        } else {
+          return false;
+        }
+      }
+      d = new Decision(id, t.dests, ts, own.digest(), conflict);
+    }
+    if (now - t.lastDecide < T_PULL_NANOS) {
+      return true;
+    }
+    t.lastDecide = now;
+    decides++;
+    net.decide(d);
+    return true;
+  }
+
+  private void expireEarly(long now) {
+    for (Iterator<List<Early>> it = early.values().iterator(); it.hasNext(); ) {
+      List<Early> es = it.next();
+      int before = es.size();
+      es.removeIf(e -> now - e.at() > EARLY_NANOS);
+      earlyCount -= before - es.size();
+      if (es.isEmpty()) {
+        it.remove();
+      }
+    }
+  }
+
+  private void send(TreeMap<GroupId, List<Component>> out) {
+    for (Map.Entry<GroupId, List<Component>> e : out.entrySet()) {
+      sends++;
+      net.send(e.getKey(), e.getValue());
+    }
+  }
+
+  /**
+   * The answer of a replica to components it received: its own components of the same messages,
+   * those it retains (rule 4: "and says nothing of the others"). Any replica answers.
+   */
+  public static List<Component> answer(View view, List<Component> asked) {
+    List<Component> out = new ArrayList<>();
+    if (asked == null) {
+      return out;
+    }
+    for (Component c : asked) {
+      if (c != null && c.id() != null) {
+        Component own = view.component(c.id());
+        if (own != null) {
+          out.add(own);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Counters: decisions appended, forwards appended, component batches sent. */
+  public synchronized long[] counters() {
+    return new long[] {decides, forwards, sends};
+  }
+}
