@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.replication.GroupStateMachine;
 import io.eyrie.multicast.internal.replication.NodeChannels;
 import io.eyrie.multicast.internal.replication.ReplyRouter;
@@ -77,7 +78,23 @@ final class GroupHost {
     return t;
   });
   /** Set by {@link #start}. */
-  private NodeChannels channels;
+  private volatile NodeChannels channels;
+  /** Retries of the reply gates' started queries (design 4.3.1, rule 11). */
+  private final java.util.concurrent.ScheduledExecutorService gateRetries =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "eyrie-reply-gate");
+        t.setDaemon(true);
+        return t;
+      });
+
+  /** A router of group {@code g}'s replies, gated on the other destinations' starts. */
+  private ReplyRouter newRouter(GroupId g) {
+    return new ReplyRouter(g, (h, ids) -> {
+      NodeChannels c = channels;
+      return c == null ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("not started"))
+          : c.started(h, ids);
+    }, gateRetries);
+  }
   private RaftServer server;
 
   /**
@@ -98,7 +115,7 @@ final class GroupHost {
     Files.createDirectories(storage);
     this.cluster = AddedGroups.load(storage, fileCluster, open, initialKnown);
     for (GroupId g : cluster.groupsOf(nodeId)) {
-      routers.put(g, new ReplyRouter());
+      routers.put(g, newRouter(g));
     }
   }
 
@@ -196,7 +213,7 @@ final class GroupHost {
       throw new IllegalStateException("node " + nodeId + " does not host Ratis group " + rgid);
     }
     GroupId group = g;
-    routers.putIfAbsent(group, new ReplyRouter());
+    routers.putIfAbsent(group, newRouter(group));
     // A replica's initial state is the same at every replica of its group, whatever this node
     // learned before it (re)started: a cluster file's group starts from the cluster file's
     // groups, all open; an added group from those and the added groups its replicas were
@@ -208,7 +225,17 @@ final class GroupHost {
           + " replica starts knowing every group this node knows", nodeId, group);
     }
     GroupStateMachine sm = GroupStateMachine.create(group, initial, fileGroups, codec, apps,
-        options.clientExpiryMs(), channels::leaderChanged);
+        options.clientExpiryMs(), new GroupStateMachine.Hooks() {
+          @Override
+          public void leaderChanged(GroupId g, boolean isLeader, int leaderNode) {
+            channels.leaderChanged(g, isLeader, leaderNode);
+          }
+
+          @Override
+          public void components(GroupId g, List<Wire.Component> received) {
+            channels.componentsFor(g, received);
+          }
+        });
     sm.setListener(new StateListener() {
       @Override
       public void reply(MsgId id, StoredReply reply) {
@@ -218,6 +245,11 @@ final class GroupHost {
       @Override
       public void outboxChanged(GroupId to) {
         channels.outboxChanged(group, to);
+      }
+
+      @Override
+      public void undecided(MsgId id) {
+        channels.undecided(group, id);
       }
 
       @Override
@@ -293,7 +325,7 @@ final class GroupHost {
       channels.learn(cluster, g.id());
       LOG.info("node {}: learned group {} on nodes {}", nodeId, g.id(), g.members());
       if (g.members().contains(nodeId)) {
-        routers.putIfAbsent(g.id(), new ReplyRouter());
+        routers.putIfAbsent(g.id(), newRouter(g.id()));
         groupAdder.execute(() -> host(g.id()));
       }
     }
@@ -352,5 +384,6 @@ final class GroupHost {
       LOG.warn("node {}: closing the Ratis server: {}", nodeId, e.toString());
     }
     routers.values().forEach(ReplyRouter::failAll);
+    gateRetries.shutdownNow();
   }
 }

@@ -74,7 +74,7 @@ final class NodeRequestHandler implements RequestHandler {
     // local replica may have skipped the entry, and the groups answer a duplicate from their
     // reply table.
     long arrived = System.nanoTime();
-    ReplyRouter.Wait wait = router.join(s.id());
+    ReplyRouter.Wait wait = router.join(s.id(), s.dests());
     CompletableFuture<StoredReply> reply = wait.reply();
     if (wait.submit()) {
       channels.submit(s);

@@ -59,6 +59,24 @@ final class ChannelSender {
   static final long BARE_ACK_ITEMS = 1024;
   static final long BARE_ACK_INTERVAL_NANOS = 250_000_000L;
 
+  /** How long acknowledgement-only items (Decided) may wait for company, and how many may. */
+  static final long LAZY_NANOS = 250_000_000L;
+  static final long LAZY_ITEMS = 1024;
+  /** When the sender first saw acknowledgement-only items waiting, or 0. */
+  private long lazySince;
+
+  private static boolean lazyOnly(List<Object> items) {
+    if (items.isEmpty()) {
+      return false;
+    }
+    for (Object o : items) {
+      if (!(o instanceof Wire.Decided)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private boolean ackDue(long nextIn) {
     return lastAckSent < 0 || nextIn - lastAckSent >= BARE_ACK_ITEMS
         || System.nanoTime() - lastAckNanos >= BARE_ACK_INTERVAL_NANOS;
@@ -179,7 +197,19 @@ final class ChannelSender {
       long nextIn = view.pos[2];
       sent = view.start;
       Wire.ChannelBatch batch;
+      if (tick && lazyOnly(view.items)) {
+        // Only decisions' acknowledgements (design 4.3.1, rule 7): shipped once the oldest has
+        // waited LAZY_NANOS or there are many, so that messages close together share an entry.
+        long now = System.nanoTime();
+        if (lazySince == 0) {
+          lazySince = now;
+        }
+        if (now - lazySince < LAZY_NANOS && next - view.start < LAZY_ITEMS) {
+          return null;
+        }
+      }
       if (!view.items.isEmpty()) {
+        lazySince = 0;
         batch = new Wire.ChannelBatch(from, view.start, view.items.toArray(), nextIn);
         sent = view.start + view.items.size();
       } else if (tick && inFlight == 0 && nextIn > lastAckSent && ackDue(nextIn)) {

@@ -53,6 +53,25 @@ public final class GroupQueries implements AutoCloseable {
     }
   }
 
+  /**
+   * Asks a group's leader without a ReadIndex round (a Ratis non-linearizable read): for the
+   * exchange's questions, whose answers are facts of committed state (design 4.3.1).
+   */
+  public CompletableFuture<byte[]> queryUnordered(GroupId g, byte[] query) {
+    RaftClientHolder holder = clients.computeIfAbsent(g,
+        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options), () -> local.apply(k), options));
+    try {
+      return holder.sendNonLinearizable(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
+        if (r.isSuccess()) {
+          return r.getMessage().getContent().toByteArray();
+        }
+        throw new IllegalStateException(String.valueOf(r.getException()));
+      });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   /** A query the group's application refused (not a transient failure). */
   public static final class QueryException extends RuntimeException {
     QueryException(String message) {

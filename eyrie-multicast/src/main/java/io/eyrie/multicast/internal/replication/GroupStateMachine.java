@@ -6,6 +6,7 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.GroupStateSnapshot;
@@ -57,6 +58,13 @@ public final class GroupStateMachine extends BaseStateMachine {
   public interface Hooks {
     /** The local replica's leadership changed. */
     void leaderChanged(GroupId group, boolean isLeader, int leaderNode);
+
+    /**
+     * Another destination sent this replica components of messages (design 4.3.1, rule 4): the
+     * node hands them to the group's exchange. Called after the query was answered, without the
+     * state's lock.
+     */
+    default void components(GroupId group, java.util.List<Wire.Component> received) {}
   }
 
   private final GroupId group;
@@ -117,6 +125,36 @@ public final class GroupStateMachine extends BaseStateMachine {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** A view of the applied state for the exchange; each read takes the state's lock. */
+  public Exchange.View view() {
+    return new Exchange.View() {
+      @Override
+      public Wire.Component component(MsgId id) {
+        return read(s -> s.component(id));
+      }
+
+      @Override
+      public java.util.SortedMap<MsgId, GroupId[]> undecided() {
+        return read(GroupState::undecided);
+      }
+
+      @Override
+      public GroupId[] undecided(MsgId id) {
+        return read(s -> s.undecidedDests(id));
+      }
+
+      @Override
+      public java.util.Map<GroupId, Long> loggedComponents(MsgId id) {
+        return read(s -> java.util.Map.copyOf(s.loggedComponents(id)));
+      }
+
+      @Override
+      public java.util.Set<GroupId> forwardedTo(MsgId id) {
+        return read(s -> java.util.Set.copyOf(s.forwardedTo(id)));
+      }
+    };
   }
 
   /** Number of snapshots loaded into this replica (at start or by installation from a leader). */
@@ -293,7 +331,14 @@ public final class GroupStateMachine extends BaseStateMachine {
       lock.lock();
       try {
         Object a;
-        if (q instanceof Wire.GroupQuery gq) {
+        if (q instanceof Wire.Components c) {
+          // Any replica answers with its own components (rule 4); the leader also keeps the
+          // sender's (below, after the lock).
+          a = Exchange.answer(Exchange.viewOf(state), c.list() == null ? null : java.util.Arrays.asList(c.list()))
+              .toArray(new Wire.Component[0]);
+        } else if (q instanceof Wire.StartedQuery sq) {
+          a = started(sq);
+        } else if (q instanceof Wire.GroupQuery gq) {
           // Eyrie's own question; a group this one opened is known too.
           a = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
               : state.knownGroups().containsKey(gq.group()) ? 1 : 0;
@@ -309,9 +354,35 @@ public final class GroupStateMachine extends BaseStateMachine {
       } finally {
         lock.unlock();
       }
+      if (q instanceof Wire.Components c && c.list() != null) {
+        hooks.components(group, java.util.Arrays.asList(c.list()));
+      }
       return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(answer)));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The ids of a StartedQuery's messages that started at this replica (rule 11); caller holds the lock. */
+  private MsgId[] started(Wire.StartedQuery q) {
+    if (q.ids() == null) {
+      return new MsgId[0];
+    }
+    java.util.List<MsgId> out = new java.util.ArrayList<>();
+    for (MsgId id : q.ids()) {
+      if (id != null && state.started(id)) {
+        out.add(id);
+      }
+    }
+    return out.toArray(new MsgId[0]);
+  }
+
+  /** Answers a query in process, as {@link #query} does for a Ratis client (a node's own replica). */
+  public byte[] queryLocally(byte[] request) {
+    try {
+      return query(Message.valueOf(UnsafeByteOperations.unsafeWrap(request))).join().getContent().toByteArray();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }
 

@@ -44,6 +44,10 @@ public final class NodeChannels implements AutoCloseable {
   private final Map<ChannelSender, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker;
   private final ExecutorService pumps;
+  /** The exchange of each hosted group (design 4.3.1): active while the local replica leads. */
+  private final Map<GroupId, Exchange> exchanges = new ConcurrentHashMap<>();
+  /** Runs the exchanges' pushes and the components received, off the apply and Ratis threads. */
+  private final ScheduledExecutorService exchangeRunner;
   private volatile SubmitFailureHandler submitFailed = (g, s, t) -> {};
   private final java.util.concurrent.atomic.AtomicLong startFailures = new java.util.concurrent.atomic.AtomicLong();
 
@@ -70,6 +74,7 @@ public final class NodeChannels implements AutoCloseable {
     this.queries = new GroupQueries(() -> this.cluster, options, divisions::get);
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
+    this.exchangeRunner = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-exchange"));
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -114,6 +119,145 @@ public final class NodeChannels implements AutoCloseable {
       addSender(g, to);
     }
     divisions.put(g, division);
+    exchanges.computeIfAbsent(g, k -> new Exchange(k, new ExchangeNet(k)));
+  }
+
+  // ---------------------------------------------------------------- the unlogged exchange (design 4.3.1)
+
+  /** Sends a hosted group's exchange outputs: components to other groups, decisions and forwards to its own log. */
+  private final class ExchangeNet implements Exchange.Net {
+    private final GroupId self;
+
+    ExchangeNet(GroupId self) {
+      this.self = self;
+    }
+
+    @Override
+    public void send(GroupId to, List<Wire.Component> list) {
+      byte[] q = codec.encode(new Wire.Components(to, list.toArray(new Wire.Component[0])));
+      askLeader(to, q).thenAcceptAsync(answer -> {
+        Object a = codec.decode(answer);
+        if (a instanceof Wire.Component[] cs) {
+          componentsFor(self, java.util.Arrays.asList(cs));
+        }
+      }, exchangeRunner).exceptionally(e -> {
+        LOG.debug("{}: components to {} failed: {}", self, to, e.toString());
+        return null;
+      });
+    }
+
+    @Override
+    public void decide(Wire.Decision d) {
+      submitter(self).decide(d);
+    }
+
+    @Override
+    public void forward(Wire.Forward f) {
+      submitter(self).forward(f);
+    }
+  }
+
+  /**
+   * Asks a group's leader an unlogged question: in process if this node's replica leads it,
+   * otherwise through a Ratis read that the leader answers from its applied state, without a
+   * ReadIndex round (the answers are facts of committed state, design 4.3.1 rule 3).
+   */
+  private java.util.concurrent.CompletableFuture<byte[]> askLeader(GroupId g, byte[] q) {
+    RaftServer.Division d = divisions.get(g);
+    if (d != null && d.getInfo().isLeader()) {
+      try {
+        return java.util.concurrent.CompletableFuture.completedFuture(machines.apply(g).queryLocally(q));
+      } catch (RuntimeException e) {
+        return java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+    }
+    return queries.queryUnordered(g, q);
+  }
+
+  /**
+   * Which of {@code ids} have started at group {@code g} (rule 11): this node's replica of it
+   * answers if it has positive evidence for all of them, whatever its role; otherwise the leader.
+   */
+  public java.util.concurrent.CompletableFuture<java.util.Set<io.eyrie.multicast.MsgId>> started(GroupId g,
+      List<io.eyrie.multicast.MsgId> ids) {
+    byte[] q = codec.encode(new Wire.StartedQuery(ids.toArray(new io.eyrie.multicast.MsgId[0])));
+    java.util.Set<io.eyrie.multicast.MsgId> local = new java.util.HashSet<>();
+    if (divisions.get(g) != null) {
+      try {
+        local.addAll(java.util.Arrays.asList((io.eyrie.multicast.MsgId[]) codec.decode(machines.apply(g).queryLocally(q))));
+      } catch (RuntimeException e) {
+        LOG.debug("{}: local started query failed: {}", g, e.toString());
+      }
+      if (local.containsAll(ids) || isLeader(g)) {
+        return java.util.concurrent.CompletableFuture.completedFuture(local);
+      }
+    }
+    return queries.queryUnordered(g, q).thenApply(a -> {
+      java.util.Set<io.eyrie.multicast.MsgId> out = new java.util.HashSet<>(local);
+      out.addAll(java.util.Arrays.asList((io.eyrie.multicast.MsgId[]) codec.decode(a)));
+      return out;
+    });
+  }
+
+  /** A hosted group's replica applied a start that made a multi-destination message undecided. */
+  public void undecided(GroupId g, io.eyrie.multicast.MsgId id) {
+    Exchange x = exchanges.get(g);
+    if (x != null) {
+      x.pending(id);
+      flushLater(g, x);
+    }
+  }
+
+  private final Map<GroupId, AtomicBoolean> flushScheduled = new ConcurrentHashMap<>();
+
+  private void flushLater(GroupId g, Exchange x) {
+    AtomicBoolean flag = flushScheduled.computeIfAbsent(g, k -> new AtomicBoolean());
+    if (closed || !flag.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      exchangeRunner.execute(() -> {
+        flag.set(false);
+        try {
+          x.flush(machines.apply(g).view(), System.nanoTime());
+        } catch (RuntimeException e) {
+          LOG.warn("{}: exchange flush failed: {}", g, e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      flag.set(false);
+    }
+  }
+
+  /** Components another group sent to this node's replica of {@code g} (a push, or a pull's answer). */
+  public void componentsFor(GroupId g, List<Wire.Component> list) {
+    Exchange x = exchanges.get(g);
+    if (x == null || closed) {
+      return;
+    }
+    try {
+      exchangeRunner.execute(() -> {
+        try {
+          x.received(machines.apply(g).view(), list, System.nanoTime());
+        } catch (RuntimeException e) {
+          LOG.warn("{}: exchange failed on received components: {}", g, e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  private void tickExchanges() {
+    long now = System.nanoTime();
+    for (Map.Entry<GroupId, Exchange> e : exchanges.entrySet()) {
+      RaftServer.Division d = divisions.get(e.getKey());
+      Exchange x = e.getValue();
+      x.leadership(d != null && d.getInfo().isLeader() && d.getInfo().isLeaderReady(), now);
+      if (x.isLeader()) {
+        x.tick(machines.apply(e.getKey()).view(), now);
+      }
+    }
   }
 
   /**
@@ -147,6 +291,13 @@ public final class NodeChannels implements AutoCloseable {
   /** Starts the ticker. */
   public void start() {
     ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    exchangeRunner.scheduleWithFixedDelay(() -> {
+      try {
+        tickExchanges();
+      } catch (RuntimeException e) {
+        LOG.warn("exchange tick failed: {}", e.toString());
+      }
+    }, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
   }
 
   private void tick() {
@@ -216,23 +367,10 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   /**
-   * Submits a client's start to the destination groups' logs: to every destination, except for
-   * a message to two groups, which goes to its reply group only.
-   *
-   * <p>Why two is special: the reply group's proposal carries the whole start, and a group that
-   * receives a proposal for a message it does not know makes it pending as if the start had come
-   * (applying the watermark it carries). With two destinations A (reply) and B that costs no
-   * round: A orders the start (round 1), its proposal reaches B (round 2), B now has both
-   * timestamps, decides, delivers and sends its proposal and its started-signal to A together
-   * (round 3), as many rounds as when both got the start (starts, proposals, started-signal) and
-   * one start entry fewer per message. With more destinations the others would need one more
-   * round to exchange their proposals, so they all get the start.
+   * Submits a client's start to every destination group's log (design 4.3.1, rule 1: only a
+   * Start or a forwarded Propose creates a message, and a Propose is the failure path).
    */
   public void submit(Wire.Start s) {
-    if (s.dests().length == 2) {
-      submitTo(s.replyGroup(), s);
-      return;
-    }
     for (GroupId d : s.dests()) {
       submitTo(d, s);
     }
@@ -340,6 +478,7 @@ public final class NodeChannels implements AutoCloseable {
     closed = true;
     ticker.shutdownNow();
     pumps.shutdownNow();
+    exchangeRunner.shutdownNow();
     for (Map<GroupId, ChannelSender> m : senders.values()) {
       m.values().forEach(ChannelSender::deactivate);
     }

@@ -127,6 +127,29 @@ final class RaftClientHolder implements AutoCloseable {
     return viaClient(m, read);
   }
 
+  /**
+   * A read the group's leader answers from its applied state without a ReadIndex round, always
+   * through the Ratis client (in-process answers are the caller's business).
+   */
+  CompletableFuture<RaftClientReply> sendNonLinearizable(Message m) {
+    RaftClient c;
+    try {
+      c = get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    try {
+      return c.async().sendReadOnlyNonLinearizable(m).whenComplete((reply, err) -> {
+        if (err != null) {
+          failed(c);
+        }
+      });
+    } catch (RuntimeException e) {
+      failed(c);
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   /** True if this node's replica of the group is its ready leader, so a write would be taken here. */
   boolean leadsLocally() {
     RaftServer.Division d = local.get();

@@ -28,7 +28,12 @@ final class Submitter implements AutoCloseable {
   private final int maxBatch;
   private final BiConsumer<List<Wire.Start>, Throwable> onFailure;
   private final ArrayDeque<Wire.Start> queue = new ArrayDeque<>();
+  /** Decisions and forwards of this node's leading replica (design 4.3.1), for the next entry. */
+  private final java.util.LinkedHashMap<io.eyrie.multicast.MsgId, Wire.Decision> decides = new java.util.LinkedHashMap<>();
+  private final java.util.LinkedHashMap<io.eyrie.multicast.MsgId, Wire.Forward> forwards = new java.util.LinkedHashMap<>();
   private int inFlight;
+  /** Decision-only entries in flight: they bypass the window, one at a time (rule 5). */
+  private boolean decisionsInFlight;
   /** The batches sent and not yet answered (for diagnosis). */
   private final java.util.Set<List<Wire.Start>> sending = java.util.Collections.newSetFromMap(
       new java.util.IdentityHashMap<>());
@@ -68,6 +73,28 @@ final class Submitter implements AutoCloseable {
     return null;
   }
 
+  /** Appends a decision with the next entry (or alone, bypassing the window, if none is due). */
+  void decide(Wire.Decision d) {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      decides.put(d.id(), d);
+    }
+    pump();
+  }
+
+  /** Appends a forward with the next entry. */
+  void forward(Wire.Forward f) {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      forwards.put(f.id(), f);
+    }
+    pump();
+  }
+
   void submit(Wire.Start s) {
     synchronized (this) {
       if (closed) {
@@ -82,41 +109,69 @@ final class Submitter implements AutoCloseable {
   private void pump() {
     while (true) {
       List<Wire.Start> batch;
+      Wire.Decision[] ds;
+      Wire.Forward[] fs;
+      boolean alone;
       synchronized (this) {
-        if (closed || inFlight >= maxInFlight || queue.isEmpty()) {
+        if (closed) {
+          return;
+        }
+        boolean room = inFlight < maxInFlight;
+        boolean startsDue = room && !queue.isEmpty();
+        boolean others = !decides.isEmpty() || !forwards.isEmpty();
+        if (!startsDue && !(others && (room || !decisionsInFlight))) {
           return;
         }
         batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
-        while (!queue.isEmpty() && batch.size() < maxBatch) {
+        while (startsDue && !queue.isEmpty() && batch.size() < maxBatch) {
           batch.add(queue.poll());
         }
-        inFlight++;
+        ds = decides.values().toArray(new Wire.Decision[0]);
+        fs = forwards.values().toArray(new Wire.Forward[0]);
+        decides.clear();
+        forwards.clear();
+        alone = !room;
+        if (alone) {
+          decisionsInFlight = true;
+        } else {
+          inFlight++;
+        }
         sending.add(batch);
       }
-      send(batch);
+      send(batch, ds, fs, alone);
     }
   }
 
-  private void send(List<Wire.Start> batch) {
+  private void send(List<Wire.Start> batch, Wire.Decision[] ds, Wire.Forward[] fs, boolean alone) {
     byte[] bytes;
     try {
-      bytes = codec.encode(new Wire.StartBatch(System.currentTimeMillis(), batch.toArray(new Wire.Start[0])));
+      // An entry without starts carries no time: decisions never move the log time (K12).
+      bytes = codec.encode(new Wire.StartBatch(batch.isEmpty() ? -1 : System.currentTimeMillis(),
+          batch.toArray(new Wire.Start[0]), ds, fs));
     } catch (IllegalArgumentException e) {
-      done(batch, e);
+      done(batch, e, alone);
       return;
     }
     entries.incrementAndGet();
     starts.addAndGet(batch.size());
     client.send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) ->
-        done(batch, err != null ? err : reply.isSuccess() ? null : reply.getException()));
+        done(batch, err != null ? err : reply.isSuccess() ? null : reply.getException(), alone));
   }
 
-  private void done(List<Wire.Start> batch, Throwable failure) {
+  /**
+   * A sent entry was answered. A lost decision or forward is not resent from here: the exchange
+   * appends it again while the message stays undecided (rule 5, K1).
+   */
+  private void done(List<Wire.Start> batch, Throwable failure, boolean alone) {
     synchronized (this) {
-      inFlight--;
+      if (alone) {
+        decisionsInFlight = false;
+      } else {
+        inFlight--;
+      }
       sending.remove(batch);
     }
-    if (failure != null) {
+    if (failure != null && !batch.isEmpty()) {
       LOG.debug("submitting {} starts to {} failed: {}", batch.size(), group, failure.toString());
       onFailure.accept(batch, failure);
     }
