@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * the state's lock, never waits for this one.
  */
 public final class Exchange {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Exchange.class);
   /** The first pull after the push, and the starting interval of a message's pulls. */
   public static final long T_PULL_NANOS = 50_000_000L;
   /** The longest interval between pulls of one message. */
@@ -109,8 +110,8 @@ public final class Exchange {
     final long since;
     long nextPull;
     long pullInterval = T_PULL_NANOS;
-    long lastDecide = Long.MIN_VALUE;
-    long lastForward = Long.MIN_VALUE;
+    long lastDecide = Long.MIN_VALUE / 4;
+    long lastForward = Long.MIN_VALUE / 4;
     boolean pushed;
     final TreeMap<GroupId, Component> held = new TreeMap<>();
 
@@ -348,6 +349,7 @@ public final class Exchange {
     }
     t.lastDecide = now;
     decides++;
+    LOG.debug("{}: deciding {} {}", self, id, java.util.Arrays.toString(d.ts()));
     net.decide(d);
     return true;
   }

@@ -2,7 +2,6 @@ package io.eyrie.multicast.internal.replication;
 
 import static io.eyrie.multicast.internal.state.RulesSupport.G0;
 import static io.eyrie.multicast.internal.state.RulesSupport.G1;
-import static io.eyrie.multicast.internal.state.RulesSupport.ship;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,7 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.Status;
-import io.eyrie.multicast.internal.Wire.Propose;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.internal.Wire.Decision;
+import io.eyrie.multicast.internal.Wire.StartBatch;
+import io.eyrie.multicast.testing.Waits;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.RulesSupport;
@@ -56,39 +65,67 @@ class ReplyRouterTest {
     assertEquals(0, router.size());
   }
 
+  /**
+   * The gate of design 4.3.1 rule 11: an executed reply of a multi-group message is held until
+   * every other destination answers that it started the message, whichever way the reply came
+   * (here: a snapshot loaded at the waiting replica, K6); a refusal is not held.
+   */
   @Test
-  void aLoadedSnapshotAnswersTheRequestsWaitingForItsReleasedReplies() {
+  void aLoadedSnapshotAnswersWaitingRequestsThroughTheStartedGate() {
     RulesSupport t = new RulesSupport();
     GroupState s = t.group(G0, new SimDeliverer(null));
     Start done = t.start(1, SimDeliverer.PLAIN, G0, G0);
     Start held = t.start(2, SimDeliverer.PLAIN, G0, G0, G1);
     Start undecided = t.start(3, SimDeliverer.PLAIN, G0, G0, G1);
     t.submit(s, done, held, undecided);
-    // g1 proposes for held: it is delivered and executed here, and its reply is held until g1
-    // says it started the message too.
-    ship(s, G1, 0, new Propose(held, 1));
+    // g0's leader decides held with g1's component (g1's local timestamp 1): it is delivered and
+    // executed here, and its reply recorded.
+    long own = s.component(held.id()).lts();
+    s.apply(new StartBatch(-1, null, new Decision[] {new Decision(held.id(), new GroupId[] {G0, G1},
+        new long[] {own, 1}, held.digest(), false)}, null));
     assertEquals(1, t.repliesFor(done.id()).size());
-    assertEquals(0, t.repliesFor(held.id()).size());
+    assertEquals(1, t.repliesFor(held.id()).size(), "the state records and hands on the reply at once");
     assertEquals(0, t.repliesFor(undecided.id()).size());
-    ReplyRouter.Wait waitDone = router.join(done.id());
-    ReplyRouter.Wait waitHeld = router.join(held.id());
-    ReplyRouter.Wait waitUndecided = router.join(undecided.id());
 
-    GroupState loaded = t.restore(s, new SimDeliverer(null));
-    GroupStateMachine.offerStoredReplies(loaded, new StateListener() {
-      @Override
-      public void reply(MsgId m, StoredReply reply) {
-        router.complete(m, reply);
-      }
+    Set<MsgId> startedAtG1 = ConcurrentHashMap.newKeySet();
+    List<String> asked = new CopyOnWriteArrayList<>();
+    ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor();
+    try {
+      ReplyRouter gated = new ReplyRouter(ReplyRouter.RESUBMIT_AFTER_MS, clock::get, G0, (g, ids) -> {
+        asked.add(g + ":" + ids);
+        return CompletableFuture.completedFuture(Set.copyOf(ids.stream().filter(startedAtG1::contains).toList()));
+      }, retries);
+      ReplyRouter.Wait waitDone = gated.join(done.id(), done.dests());
+      ReplyRouter.Wait waitHeld = gated.join(held.id(), held.dests());
+      ReplyRouter.Wait waitUndecided = gated.join(undecided.id(), undecided.dests());
 
-      @Override
-      public void outboxChanged(io.eyrie.multicast.GroupId to) {}
-    });
-    StoredReply got = waitDone.reply().getNow(null);
-    assertEquals(Status.OK, got == null ? -1 : got.status(), "the stored reply answers the waiting request");
-    assertArrayEquals(t.repliesFor(done.id()).get(0).reply().body(), got.body());
-    assertFalse(waitHeld.reply().isDone(), "a reply still held for another group's start is not released");
-    assertFalse(waitUndecided.reply().isDone());
-    assertEquals(2, router.size());
+      GroupState loaded = t.restore(s, new SimDeliverer(null));
+      GroupStateMachine.offerStoredReplies(loaded, new StateListener() {
+        @Override
+        public void reply(MsgId m, StoredReply reply) {
+          gated.complete(m, reply);
+        }
+
+        @Override
+        public void outboxChanged(GroupId to) {}
+      });
+      StoredReply got = waitDone.reply().getNow(null);
+      assertEquals(Status.OK, got == null ? null : got.status(), "the stored reply answers the waiting request");
+      assertArrayEquals(t.repliesFor(done.id()).get(0).reply().body(), got.body());
+      Waits.until(java.time.Duration.ofSeconds(10), () -> asked.size() >= 3, () -> "the gate asks g1 again while it has not started the message");
+      assertFalse(waitHeld.reply().isDone(), "a reply is not released before g1 started the message");
+      assertFalse(waitUndecided.reply().isDone());
+      startedAtG1.add(held.id());
+      assertEquals(Status.OK, waitHeld.reply().get(10, TimeUnit.SECONDS).status(), "released once g1 started it");
+      assertEquals(1, gated.size());
+
+      // A refusal (the message did not execute) is not held by the gate.
+      gated.complete(undecided.id(), new StoredReply(Status.STALE, null, "stale"));
+      assertEquals(Status.STALE, waitUndecided.reply().getNow(null).status());
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    } finally {
+      retries.shutdownNow();
+    }
   }
 }
