@@ -153,7 +153,17 @@ public final class ReplyRouter {
       w.unstarted.addAll(java.util.Arrays.asList(w.others));
     }
     for (GroupId g : w.others) {
-      ask(id, w, g, 1);
+      if (retries == null) {
+        ask(id, w, g, 1);
+        continue;
+      }
+      // Never on the caller's thread: replies come from a group's apply thread, which holds that
+      // group's lock, and a question to a replica on this node takes the other group's lock.
+      try {
+        retries.execute(() -> ask(id, w, g, 1));
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        return;
+      }
     }
   }
 
