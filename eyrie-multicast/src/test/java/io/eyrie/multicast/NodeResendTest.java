@@ -91,9 +91,9 @@ class NodeResendTest {
         // execution keeps until the gate opens (reading first waited out the gate's 60 s).
         // Nothing is submitted once the gate opens: the counts are what the requests above caused.
         gate.countDown();
-        assertEquals(2, n1.traffic().starts() - startsBefore,
-            "starts submitted by node 1: hold once (to its reply group p0 only: a 2-group message reaches p1 through"
-                + " p0's proposal), ping to p2; the resend joined the first request");
+        assertEquals(3, n1.traffic().starts() - startsBefore,
+            "starts submitted by node 1: hold once to each of its destinations p0 and p1, ping to p2; the resend"
+                + " joined the first request");
         Map<Long, Wire.ClientReply> replies = new HashMap<>();
         for (int i = 0; i < 2; i++) {
           Wire.ClientReply r = assertInstanceOf(Wire.ClientReply.class, raw.receive());
@@ -121,8 +121,7 @@ class NodeResendTest {
   @Test
   void aStartThatFailedAtAnotherDestinationIsSubmittedAgainWhileTheClientWaits() throws Exception {
     // p0 on nodes 1 and 2, p1 on nodes 2 and 3, p2 on nodes 3 and 1: with node 3 down, p1 and
-    // p2 have no quorum. (Three destinations: a 2-group message is submitted to its reply group
-    // only, and reaches the other through the reply group's proposal.)
+    // p2 have no quorum.
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3).replication(2)
         .deliverers((g, cl, codec) -> new GateDeliverer(g, new CountDownLatch(0), new AtomicInteger())).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));

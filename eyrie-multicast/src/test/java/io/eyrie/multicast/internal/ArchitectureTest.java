@@ -55,12 +55,12 @@ class ArchitectureTest {
 
   @Test
   void theStatePartsDoNotPointBackAtGroupState() {
-    // The rules that join the parts (Admission, ChannelItems, GroupChanges) work on the whole
+    // The rules that join the parts (Admission, ChannelItems, Decisions, GroupChanges) work on the whole
     // state, and the snapshot and the describer read it; every other class must not need it.
     String state = INTERNAL.replace(".", "\\.") + "\\.state\\.";
     noClasses().that().resideInAPackage(INTERNAL + ".state")
         .and().haveNameNotMatching(state
-            + "(GroupState|GroupStateSnapshot|GroupStateDescriber|Admission|ChannelItems|GroupChanges)(\\$.*)?")
+            + "(GroupState|GroupStateSnapshot|GroupStateDescriber|Admission|ChannelItems|Decisions|GroupChanges)(\\$.*)?")
         .should().dependOnClassesThat().haveNameMatching(state + "GroupState(\\$.*)?")
         .check(MAIN);
   }

@@ -43,9 +43,15 @@ class ChannelSenderTest {
   private Object trim;
 
   ChannelSenderTest() {
+    // Items towards g1: each message forwarded there (design 4.3.1, rule 9), one Propose each.
+    List<io.eyrie.multicast.internal.Wire.Forward> forwards = new ArrayList<>();
     for (int i = 0; i < ITEMS; i++) {
-      t.submit(s, t.start(i, SimDeliverer.PLAIN, G0, G0, G1));
+      io.eyrie.multicast.internal.Wire.Start st = t.start(i, SimDeliverer.PLAIN, G0, G0, G1);
+      t.submit(s, st);
+      forwards.add(new io.eyrie.multicast.internal.Wire.Forward(st.id(), new io.eyrie.multicast.GroupId[] {G1}));
     }
+    s.apply(new io.eyrie.multicast.internal.Wire.StartBatch(-1, null, null,
+        forwards.toArray(new io.eyrie.multicast.internal.Wire.Forward[0])));
   }
 
   private final ChannelSender.StateReader reader = new ChannelSender.StateReader() {
