@@ -66,7 +66,7 @@ class ReplyRouterTest {
     t.submit(s, done, held, undecided);
     // g1 proposes for held: it is delivered and executed here, and its reply is held until g1
     // says it started the message too.
-    ship(s, G1, 0, new Propose(held, 1));
+    t.decide(s, held, 1);
     assertEquals(1, t.repliesFor(done.id()).size());
     assertEquals(0, t.repliesFor(held.id()).size());
     assertEquals(0, t.repliesFor(undecided.id()).size());
