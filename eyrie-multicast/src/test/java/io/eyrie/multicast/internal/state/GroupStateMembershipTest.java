@@ -78,7 +78,8 @@ class GroupStateMembershipTest {
     assertTrue(t.repliesFor(later.id()).isEmpty(), "ordered, waiting for the new group's proposal: " + t.repliesFor(later.id()));
     long[] pos = a.channelPositions(NEW);
     assertNotNull(pos);
-    assertEquals(1, pos[1] - pos[0], "its proposal went out on the new channel");
+    assertArrayEquals(new long[] {0, 0, 0}, pos, "a channel to the new group is open (nothing on it yet)");
+    assertEquals(later.id(), a.component(later.id()).id(), "its component is ready for the new group's pulls");
 
 
     // A replica that restores the snapshot into a state built from the cluster file alone.

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 // The reused-id tests provoke exactly these, and a node must say them loudly.
 @ExpectedErrors({"with other content", "the id was reused", "holds another message with the id",
-    "without executing it \\(its id was reused\\)"})
+    "without executing it \\(its id was reused\\)", "disagrees with this group's log"})
 class GroupStateRobustnessTest {
   private final RulesSupport t = new RulesSupport();
 
@@ -231,6 +231,18 @@ class GroupStateRobustnessTest {
     RulesSupport.settle(gs);
   }
 
+  /** g decides its version m as conflicting with {@code otherTs} for the other destination (rule 12). */
+  private static void decideConflicting(GroupState g, Start m, long otherTs) {
+    GroupId[] d = m.dests();
+    long[] ts = new long[d.length];
+    for (int i = 0; i < d.length; i++) {
+      ts[i] = d[i].equals(g.self()) ? g.component(m.id()).lts() : otherTs;
+    }
+    g.apply(new io.eyrie.multicast.internal.Wire.StartBatch(-1, null,
+        new io.eyrie.multicast.internal.Wire.Decision[] {
+            new io.eyrie.multicast.internal.Wire.Decision(m.id(), d, ts, m.digest(), true)}, null));
+  }
+
   private Start version(long variant, GroupId reply, GroupId... dests) {
     return new Start(MsgId.valueOf(RulesSupport.CLIENT, 0, 0), dests, reply,
         t.codec.encode(new long[] {0, REPLY, variant}), 0);
@@ -390,7 +402,8 @@ class GroupStateRobustnessTest {
     t.submit(g0, a);
     t.submit(g1, a);
     t.submit(g2, b);
-    shipAll(g2, g1); // b's proposal reaches g1 before g1 can deliver a
+    decideConflicting(g2, b, g1.component(a.id()).lts());
+    shipAll(g2, g1); // g2's Decided of b reaches g1 before g1 can deliver a (K10: it marks a)
     exchange(g0, g1, g2);
     assertEquals(List.of(a.id()), app0.delivered, "g0 never heard of b and started a");
     assertEquals(List.of(), app1.delivered, "g1 ran neither version");
@@ -430,17 +443,16 @@ class GroupStateRobustnessTest {
     t.submit(g1, a);
     t.submit(g3, a);
     t.submit(g2, b);
+    decideConflicting(g2, b, g1.component(a.id()).lts());
     shipAll(g2, g1); // g1 learns of b and marks a
-    shipAll(g0, g1);
-    shipAll(g3, g1); // g1 delivers a and ends it without running it
+    t.decide(g1, a, g0.component(a.id()).lts(), g3.component(a.id()).lts()); // g1 delivers a and ends it
     assertEquals(0, g1.pendingCount() + g1.queuedCount(), g1::describe);
-    shipAll(g1, g0); // g1's proposal, then its word that it abandoned a
-    assertEquals(1, g0.pendingCount(), "g0 still waits for g3's proposal");
+    g0.apply(new io.eyrie.multicast.internal.Wire.ChannelBatch(G1, 1, new Object[] {new Wire.Abandoned(a.id())}, 0));
+    assertEquals(1, g0.pendingCount(), "g1's word that it abandoned a arrives before g0 decided a");
     exchange(g0, g1, g2, g3);
     assertEquals(List.of(), app0.delivered, "g0 learned of another version: it does not execute a");
-    // g3 took g1's proposal and its word in one batch: the proposal completed a, which ran at once,
-    // before g3 read the word (F7: a group that has not learned of another version runs its own).
-    assertEquals(List.of(a.id()), app3.delivered);
+    // g3 takes g1's Decided, which carries the conflict flag (K10): it does not run a either.
+    assertEquals(List.of(), app3.delivered);
     assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount() + g3.pendingCount(),
         () -> g0.describe() + g3.describe());
     assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount() + g3.queuedCount(),

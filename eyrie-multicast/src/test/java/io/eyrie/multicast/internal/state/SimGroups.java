@@ -396,6 +396,7 @@ public final class SimGroups {
 
   /** Rule checks on an entry, before the first replica applies it. */
   private void checkBeforeApply(Group gr, GroupState s, Object entry) {
+    TreeSet<MsgId> decidedHere = new TreeSet<>();
     if (entry instanceof StartBatch b) {
       for (Decision d : b.decides()) {
         io.eyrie.multicast.internal.state.Msg m = s.order.get(d.id());
@@ -404,6 +405,7 @@ public final class SimGroups {
           violations.add(s.self() + " logs a decision of " + d.id() + " with its own timestamp " + d.tsOf(s.self())
               + " but applied " + m.localTs + " (H7)");
         }
+        recordDecision(gr, s, d, decidedHere);
       }
     } else if (entry instanceof ChannelBatch b) {
       long[] pos = s.channelPositions(b.from());
@@ -413,6 +415,9 @@ public final class SimGroups {
           continue;
         }
         next++;
+        if (b.items()[j] instanceof io.eyrie.multicast.internal.Wire.Decided dd) {
+          recordDecision(gr, s, dd.decision(), decidedHere);
+        }
         if (b.items()[j] instanceof Propose p) {
           proposesApplied++;
           Long d = gr.dropped.get(p.start().id());
@@ -425,17 +430,28 @@ public final class SimGroups {
     }
   }
 
-  /** Bookkeeping after the first replica applied an entry: decisions and retention drops. */
+  /**
+   * Records the decision that will decide a message at this group: the first one of the entry
+   * that finds it pending and undecided and agrees with the log (rule 6), with the conflict flag
+   * the group will hold.
+   */
+  private void recordDecision(Group gr, GroupState s, Decision d, TreeSet<MsgId> decidedHere) {
+    io.eyrie.multicast.internal.state.Msg m = s.order.get(d.id());
+    if (m == null || m.finalTs >= 0 || !decidedHere.add(d.id()) || !Arrays.equals(m.start.dests(), d.groups())
+        || d.tsOf(s.self()) != m.localTs) {
+      return;
+    }
+    boolean conflict = d.conflict() || m.conflict || d.digest() != m.start.digest();
+    Decision old = gr.decisions.put(d.id(), new Decision(d.id(), d.groups(), d.ts(), d.digest(), conflict));
+    if (old != null) {
+      violations.add(s.self() + " decided " + d.id() + " twice");
+    }
+  }
+
+  /** Bookkeeping after the first replica applied an entry: retention drops. */
   private void afterFirstApply(Group gr, GroupState s) {
     for (Map.Entry<MsgId, Retention.Entry> e : s.retention.entries.entrySet()) {
-      Retention.Entry r = e.getValue();
-      gr.retained.put(e.getKey(), r.digest);
-      if (r.decision != null) {
-        Decision old = gr.decisions.putIfAbsent(e.getKey(), r.decision);
-        if (old != null && !Arrays.equals(old.ts(), r.decision.ts())) {
-          violations.add(s.self() + " changed its decision of " + e.getKey());
-        }
-      }
+      gr.retained.put(e.getKey(), e.getValue().digest);
     }
     if (gr.retained.size() != s.retention.entries.size()) {
       for (var it = gr.retained.entrySet().iterator(); it.hasNext(); ) {
