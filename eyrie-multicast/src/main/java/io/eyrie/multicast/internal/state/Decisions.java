@@ -20,6 +20,13 @@ import org.slf4j.LoggerFactory;
 final class Decisions {
   private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
 
+  /**
+   * Test-only switch for the simulation's positive control of K7 (never set outside tests): when
+   * true, {@link #started} counts a deferred (blocked) message as started, as {@link
+   * ExecutionQueue#isStarted} does, which rule 11 forbids.
+   */
+  static boolean blockedCountsAsStartedForTest;
+
   private final GroupState g;
 
   Decisions(GroupState g) {
@@ -139,7 +146,8 @@ final class Decisions {
   boolean started(MsgId id) {
     Msg q = g.exec.queued(id);
     if (q != null) {
-      return g.exec.isStarted(q);
+      // K7: a deferred (blocked) message reached the head but has not started.
+      return blockedCountsAsStartedForTest ? g.exec.isStarted(q) : g.exec.hasStarted(q);
     }
     Retention.Entry e = g.retention.get(id);
     if (e != null) {
