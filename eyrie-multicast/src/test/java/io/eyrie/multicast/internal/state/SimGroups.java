@@ -121,6 +121,8 @@ public final class SimGroups {
     SimDeliverer app;
     /** Entries of the group's log applied here. */
     int applied;
+    /** A follower that applies nothing until unfrozen (a lagging replica). */
+    boolean frozen;
     final List<Ev> events = new ArrayList<>();
     /** The gate of this replica: replies held for clients waiting here. */
     final TreeMap<MsgId, Held> gate = new TreeMap<>();
@@ -180,6 +182,9 @@ public final class SimGroups {
     @Override
     public void send(GroupId to, List<Component> list) {
       componentsSent++;
+      if (deposed) {
+        deposedSends++;
+      }
       net(new Packet(Kind.PUSH, g, rep, idx(to), List.copyOf(list), this, null));
     }
 
@@ -287,6 +292,17 @@ public final class SimGroups {
   long netSeq;
   /** Per ordered pair [from][to]: the sender's cursor. */
   final long[][] sent;
+  /** Channels the schedule holds back (from, to). */
+  java.util.function.BiPredicate<Integer, Integer> channelBlocked = (g, h) -> false;
+  /** The replica of group h a gate's query goes to on its attempt (or -1 for the default); null: the default. */
+  java.util.function.IntBinaryOperator queryTarget;
+  /** Groups no unlogged message reaches. */
+  java.util.function.IntPredicate unreachable = g -> false;
+  /** Groups without a leader: nothing is appended to their logs. */
+  final boolean[] leaderless;
+  /** Proposes applied, per group and message. */
+  final TreeMap<MsgId, int[]> proposesAt = new TreeMap<>();
+  long deposedSends;
   /** A predicate the scheduler can set to lose a whole batch at submission (named schedules). */
   java.util.function.IntPredicate loseBatch = g -> false;
   /** Log times: per group, the largest StartBatch time appended. */
@@ -318,6 +334,7 @@ public final class SimGroups {
       newExchange(i);
     }
     sent = new long[n][n];
+    leaderless = new boolean[n];
   }
 
   GroupId gid(int i) {
@@ -356,6 +373,9 @@ public final class SimGroups {
   /** Applies the group's log at a replica up to {@code upTo} entries. */
   void catchUp(Replica r, int upTo) {
     Group gr = grp[r.g];
+    if (r.frozen && gr.leader != r.k) {
+      return;
+    }
     while (r.applied < Math.min(upTo, gr.log.size())) {
       applyNext(r);
     }
@@ -420,6 +440,7 @@ public final class SimGroups {
         }
         if (b.items()[j] instanceof Propose p) {
           proposesApplied++;
+          proposesAt.computeIfAbsent(p.start().id(), x -> new int[n])[gr.i]++;
           Long d = gr.dropped.get(p.start().id());
           if (d != null && d == p.start().digest()) {
             violations.add(s.self() + " applies a Propose of " + p.start().id() + " from " + b.from()
@@ -559,6 +580,25 @@ public final class SimGroups {
     changeLeader(g, (grp[g].leader + 1 + rnd.nextInt(REPLICAS - 1)) % REPLICAS);
   }
 
+  /** The group loses its leader (an election starts): no entries, its exchange deposed. */
+  void loseLeader(int g) {
+    depose(g);
+    leaderless[g] = true;
+  }
+
+  /** The group elects replica {@code k}. */
+  void elect(int g, int k) {
+    leaderless[g] = false;
+    grp[g].leader = k;
+    leaderChanges++;
+    for (int h = 0; h < n; h++) {
+      if (h != g) {
+        sent[g][h] = 0;
+      }
+    }
+    newExchange(g);
+  }
+
   /** Ends the deposed exchanges of a group: they learned they lost leadership. */
   void silenceDeposed(int g) {
     for (Ex e : grp[g].deposed) {
@@ -615,6 +655,9 @@ public final class SimGroups {
    */
   void submit(int g, boolean faults) {
     Group gr = grp[g];
+    if (leaderless[g]) {
+      return;
+    }
     if (knobs.predictOwn) {
       for (var e : predicted.get(g).entrySet()) {
         predictFor(g, e.getKey(), e.getValue());
@@ -627,6 +670,7 @@ public final class SimGroups {
     Start[] st = gr.starts.toArray(new Start[0]);
     StartBatch b = new StartBatch(st.length == 0 ? -1 : now / MS, st, gr.decides.toArray(new Decision[0]),
         gr.forwards.toArray(new Forward[0]));
+    boolean lose = loseBatch.test(g) || (faults && rnd.nextInt(100) < knobs.batchLossPct);
     gr.decides.clear();
     gr.forwards.clear();
     gr.starts.clear();
@@ -638,7 +682,7 @@ public final class SimGroups {
         }
       }
     }
-    if (loseBatch.test(g) || (faults && rnd.nextInt(100) < knobs.batchLossPct)) {
+    if (lose) {
       batchesLost++;
       gr.starts.addAll(Arrays.asList(st)); // the node resubmits the starts while a client waits
       return;
@@ -680,6 +724,9 @@ public final class SimGroups {
    * to the receiver's next expected number (go-back-N). Lazy items ship like any other.
    */
   boolean ship(int g, int h, boolean faults) {
+    if (leaderless[g] || leaderless[h] || channelBlocked.test(g, h)) {
+      return false;
+    }
     GroupState s = lead(g);
     long[] pos = s.channelPositions(gid(h));
     long first = pos[0];
@@ -756,6 +803,9 @@ public final class SimGroups {
   }
 
   private void deliver(Packet m) {
+    if (unreachable.test(m.to)) {
+      return;
+    }
     switch (m.kind) {
       case PUSH -> {
         Group to = grp[m.to];
@@ -845,6 +895,9 @@ public final class SimGroups {
         Packet q = new Packet(Kind.QUERY, r.g, r, to, null, null, new MsgId[] {h.id});
         // the leader first, then round robin over the replicas (K8)
         q.target = attempt == 0 ? grp[to].leader : (grp[to].leader + attempt) % REPLICAS;
+        if (queryTarget != null && queryTarget.applyAsInt(to, attempt) >= 0) {
+          q.target = queryTarget.applyAsInt(to, attempt);
+        }
         net(q);
       }
     }

@@ -37,6 +37,8 @@ final class SimWorkload implements SimGroups.ReleaseSink {
     long releasedAt = Long.MAX_VALUE;
     int releases;
     boolean partial;
+    /** The client gave up on it (raised its watermark past it without a reply). */
+    boolean abandoned;
 
     MsgInfo(Start start, int client, long invokedAt) {
       this.start = start;
@@ -147,32 +149,44 @@ final class SimWorkload implements SimGroups.ReleaseSink {
   String drain(int maxRounds) {
     String left = null;
     for (int round = 0; round < maxRounds; round++) {
-      sim.now += 10 * SimGroups.MS;
-      for (int g = 0; g < n; g++) {
-        sim.submit(g, false);
-        sim.tick(g);
-      }
-      sim.tickGates();
-      sim.deliverNetwork();
-      for (int g = 0; g < n; g++) {
-        sim.submit(g, false);
-      }
-      for (int g = 0; g < n; g++) {
-        for (int h = 0; h < n; h++) {
-          if (g != h) {
-            while (sim.ship(g, h, false)) {
-              // until the channel is drained and acknowledged
-            }
-          }
-        }
-      }
-      sim.catchUpAll();
+      round();
       left = sim.notQuiescent();
       if (left == null) {
         return null;
       }
     }
     return left;
+  }
+
+  /** One round of 10 ms without faults of the schedule's own: submit, tick, deliver, ship, catch up. */
+  void round() {
+    sim.now += 10 * SimGroups.MS;
+    for (int g = 0; g < n; g++) {
+      sim.submit(g, false);
+      sim.tick(g);
+    }
+    sim.tickGates();
+    sim.deliverNetwork();
+    for (int g = 0; g < n; g++) {
+      sim.submit(g, false);
+    }
+    for (int g = 0; g < n; g++) {
+      for (int h = 0; h < n; h++) {
+        if (g != h) {
+          while (sim.ship(g, h, false)) {
+            // until the channel is drained and acknowledged
+          }
+        }
+      }
+    }
+    sim.catchUpAll();
+  }
+
+  /** {@code k} rounds. */
+  void rounds(int k) {
+    for (int i = 0; i < k; i++) {
+      round();
+    }
   }
 
   void step() {
@@ -256,6 +270,12 @@ final class SimWorkload implements SimGroups.ReleaseSink {
       }
     }
     return mi;
+  }
+
+  /** The client gives up on a message: its watermark may pass it; no reply is owed. */
+  void abandon(MsgInfo mi) {
+    mi.abandoned = true;
+    unfinished.get(mi.client).remove(mi.start.id().seq());
   }
 
   /** A client resends a message through a node (maybe another one): a duplicate Start under the same id. */
