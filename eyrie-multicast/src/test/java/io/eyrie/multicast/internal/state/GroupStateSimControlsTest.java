@@ -53,7 +53,8 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlDeliverOnMissingComponentIsCaught() {
-    assertThrows(AssertionError.class, () -> missingComponent(true));
+    AssertionError e = assertThrows(AssertionError.class, () -> missingComponent(true));
+    System.out.println("deliver on a missing component caught: " + e.getMessage());
   }
 
   /** Predict the own lts (H7): two new starts in one batch; the leader assumes clock+1 for both. */
@@ -75,7 +76,9 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlPredictTheOwnLtsIsCaught() {
-    assertThrows(AssertionError.class, () -> predict(true));
+    AssertionError e = assertThrows(AssertionError.class, () -> predict(true));
+    System.out.println("predict the own lts caught: " + e.getMessage());
+    assertTrue(e.getMessage().contains("H7"), e::getMessage);
   }
 
   /**
@@ -114,6 +117,7 @@ class GroupStateSimControlsTest {
   @Test
   void controlReleaseAtDecisionIsCaughtByTheRealTimeCheck() {
     AssertionError e = assertThrows(AssertionError.class, () -> h12(true));
+    System.out.println("release at decision caught: " + e.getMessage());
     assertTrue(e.getMessage().contains("real time"), e::getMessage);
   }
 
@@ -128,6 +132,7 @@ class GroupStateSimControlsTest {
     w.rounds(5);
     w.sim.loseBatch = g -> false;
     AssertionError e = assertThrows(AssertionError.class, w::finish);
+    System.out.println("no Decide re-append caught: " + e.getMessage().lines().findFirst().orElse(""));
     assertTrue(e.getMessage().contains("liveness"), e::getMessage);
   }
 
@@ -160,6 +165,8 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlDropRetentionAtDeliveryIsCaught() {
-    assertThrows(AssertionError.class, () -> proposeAfterDelivery(true));
+    AssertionError e = assertThrows(AssertionError.class, () -> proposeAfterDelivery(true));
+    System.out.println("drop retention at delivery caught: " + e.getMessage());
+    assertTrue(e.getMessage().contains("rule 8"), e::getMessage);
   }
 }
