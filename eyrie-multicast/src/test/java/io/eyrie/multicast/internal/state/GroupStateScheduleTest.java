@@ -519,4 +519,94 @@ class GroupStateScheduleTest {
     w.sim.channelBlocked = (g, h) -> false;
     w.finish();
   }
+
+  /** A version of the message id (client 1, seq 0) with its own destinations and payload. */
+  static Start version(SimWorkload w, long variant, GroupId reply, GroupId... dests) {
+    return new Start(MsgId.valueOf(w.clientIds[1], 0, 0), dests, reply,
+        w.sim.codec.encode(new long[] {1000 + variant, PLAIN}), 0);
+  }
+
+  static boolean executedAnywhereIn(SimWorkload w, int g, MsgId id) {
+    for (SimGroups.Replica r : w.sim.grp[g].reps) {
+      if (r.app.hasExecuted(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Reused id, overlapping destinations (rule 12): versions to {g0, g1, g2} and {g1, g2} under one
+   * id, their Starts interleaved so that g1 and g2 hold different versions. Every leader sees a
+   * component of another digest and decides conflicting: no group executes either version, and
+   * none stalls (nothing stays pending or queued anywhere). Retention: see
+   * GroupStateScheduleFindingsTest.
+   */
+  @Test
+  @io.eyrie.multicast.testing.ExpectedErrors({"with other content", "holds another message with the id",
+      "the id was reused", "disagrees with this group's log", "without executing it"})
+  void reusedIdOverlappingDestinations() {
+    SimWorkload w = reusedIdOverlapping();
+    w.rounds(300);
+    assertNull(w.sim.violations.isEmpty() ? null : w.sim.violations);
+    Start x = version(w, 1, G1, G0, G1, G2);
+    for (int g = 0; g < 3; g++) {
+      assertFalse(executedAnywhereIn(w, g, x.id()), "g" + g + " executed a version of a reused id");
+      assertEquals(0, w.sim.lead(g).pendingCount() + w.sim.lead(g).queuedCount(), "g" + g + " stalls");
+    }
+    assertTrue(w.sim.grp[1].decisions.get(x.id()).conflict() && w.sim.grp[2].decisions.get(x.id()).conflict());
+  }
+
+  /** The schedule of {@link #reusedIdOverlappingDestinations}, healed. */
+  static SimWorkload reusedIdOverlapping() {
+    SimWorkload w = quiet(3);
+    w.sim.sink = (g, k, id, r) -> {};
+    Start x = version(w, 1, G1, G0, G1, G2);
+    Start y = version(w, 2, G1, G1, G2);
+    w.sim.grp[0].starts.add(x);
+    w.sim.grp[1].starts.add(x);
+    w.sim.grp[2].starts.add(y);
+    w.sim.grp[1].starts.add(y);
+    w.sim.grp[2].starts.add(x);
+    w.heal();
+    return w;
+  }
+
+  /**
+   * Reused id after the retention drop (K4): version X to {g0, g1} is done and forgotten; version
+   * Y to {g1, g2} follows. g1 says nothing of m in pulls; after T_fwd g2 forwards Y, and g1
+   * answers the Propose with a Conflict: g2 decides Y conflicting, does not execute it, and does
+   * not stall (nothing stays pending or queued). Retention: see GroupStateScheduleFindingsTest.
+   */
+  @Test
+  @io.eyrie.multicast.testing.ExpectedErrors({"with other content", "holds another message with the id",
+      "the id was reused", "disagrees with this group's log", "without executing it"})
+  void reusedIdAfterRetentionDrop() {
+    SimWorkload w = reusedIdAfterDrop();
+    w.rounds(300);
+    Start y = version(w, 2, G2, G1, G2);
+    assertFalse(executedAnywhereIn(w, 2, y.id()), "g2 executed Y though g1 executed X under the same id");
+    assertTrue(w.sim.grp[2].decisions.get(y.id()).conflict());
+    assertEquals(1, forwards(w, 2, y.id()));
+    for (int g = 0; g < 3; g++) {
+      assertEquals(0, w.sim.lead(g).pendingCount() + w.sim.lead(g).queuedCount(), "g" + g + " stalls");
+    }
+    assertTrue(w.sim.violations.isEmpty(), () -> "violations " + w.sim.violations);
+  }
+
+  /** The schedule of {@link #reusedIdAfterRetentionDrop}: X done and forgotten, Y submitted. */
+  static SimWorkload reusedIdAfterDrop() {
+    SimWorkload w = quiet(3);
+    w.sim.sink = (g, k, id, r) -> {};
+    Start x = version(w, 1, G0, G0, G1);
+    Start y = version(w, 2, G2, G1, G2);
+    w.sim.grp[0].starts.add(x);
+    w.sim.grp[1].starts.add(x);
+    w.heal();
+    w.drainOrFail();
+    assertTrue(executedAnywhereIn(w, 0, x.id()) && executedAnywhereIn(w, 1, x.id()));
+    w.sim.grp[1].starts.add(y);
+    w.sim.grp[2].starts.add(y);
+    return w;
+  }
 }
