@@ -24,7 +24,7 @@ class GroupStateSimulationTest {
   void randomSchedulesKeepAtomicMulticastProperties() {
     Long fixed = Long.getLong("eyrie.sim.seed");
     long base = fixed != null ? fixed : System.nanoTime();
-    int runs = Integer.getInteger("eyrie.sim.runs", fixed != null ? 1 : 40);
+    int runs = Integer.getInteger("eyrie.sim.runs", fixed != null ? 1 : 300);
     int messages = Integer.getInteger("eyrie.sim.messages", 150);
     System.out.println("seed=" + base + " runs=" + runs + " messages=" + messages
         + " (replay a run with -Deyrie.sim.seed=<its seed>)");
@@ -43,6 +43,7 @@ class GroupStateSimulationTest {
     for (int i = 0; i < runs; i++) {
       long seed = base + i;
       SimWorkload w = new SimWorkload(seed, 3 + (int) Math.floorMod(seed, 3L), messages);
+      weaken(w, System.getProperty("eyrie.sim.control", ""));
       try {
         w.run();
       } catch (AssertionError | RuntimeException e) {
@@ -69,6 +70,58 @@ class GroupStateSimulationTest {
     if (runs >= 20) {
       assertTrue(restores > 0 && leaderChanges > 0 && lost > 0 && doubled > 0 && resends > 0 && partials > 0
           && forwards > 0 && proposes > 0 && queries > 0, "the schedules must exercise every fault and path");
+    }
+  }
+
+  /**
+   * The random schedules are not vacuous: with one rule weakened (the positive controls), some
+   * run among a fixed set of seeds fails, and by the check meant to catch it.
+   */
+  @Test
+  @io.eyrie.multicast.testing.ExpectedErrors({"disagrees with this group's log", "was delivered here; the id was reused",
+      "dropping a conflict", "with other content than the message", "holds another message with the id",
+      "without executing it"})
+  void randomSchedulesCatchEachWeakenedRule() {
+    String[][] controls = {{"invent", ""}, {"predict", "H7"}, {"release", "real time"}, {"decideOnce", "liveness"},
+        {"dropAtDelivery", "rule 8"}};
+    for (String[] c : controls) {
+      String caught = null;
+      for (long seed = 7000; seed < 7200 && caught == null; seed++) {
+        SimWorkload w = new SimWorkload(seed, 3 + (int) Math.floorMod(seed, 3L), 150);
+        weaken(w, c[0]);
+        try {
+          w.run();
+        } catch (AssertionError e) {
+          caught = "seed " + seed + ": " + e.getMessage();
+        } finally {
+          Retention.dropAtDeliveryForTest = false;
+        }
+      }
+      String got = caught;
+      System.out.println("control " + c[0] + " caught at " + (got == null ? null : got.lines().findFirst().orElse("")));
+      org.junit.jupiter.api.Assertions.assertNotNull(got, "the random schedules never caught control " + c[0]);
+      assertTrue(got.contains(c[1]), () -> "control " + c[0] + " caught by another check: " + got);
+    }
+  }
+
+  /**
+   * Weakens one rule for the random schedules ({@code -Deyrie.sim.control=NAME}), to calibrate
+   * them against the positive controls: {@code invent} (deliver on a missing component), {@code
+   * predict} (predict the own lts), {@code release} (release at decision), {@code decideOnce} (no
+   * Decide re-append), {@code dropAtDelivery} (drop retention at delivery).
+   */
+  static void weaken(SimWorkload w, String control) {
+    switch (control) {
+      case "" -> { }
+      case "invent" -> w.sim.knobs.inventMissing = true;
+      case "predict" -> w.sim.knobs.predictOwn = true;
+      case "release" -> {
+        w.sim.knobs.gateSkipsQueries = true;
+        w.checkBegunAtRelease = false;
+      }
+      case "decideOnce" -> w.sim.knobs.decideOnce = true;
+      case "dropAtDelivery" -> Retention.dropAtDeliveryForTest = true;
+      default -> throw new IllegalArgumentException("unknown control " + control);
     }
   }
 }

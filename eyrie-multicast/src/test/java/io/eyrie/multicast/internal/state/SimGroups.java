@@ -79,7 +79,7 @@ public final class SimGroups {
     /** Per cent of unlogged messages answered by a follower (which may lag) instead of the leader. */
     int followerPct = 20;
     /** A leader's start batch: per cent lost (no leader change, K1), and per cent appended twice (Ratis retry). */
-    int batchLossPct = 5;
+    int batchLossPct = 10;
     int batchDupPct = 5;
     /** Channel faults (duplicates, gaps, lost batches). */
     boolean channelFaults = true;

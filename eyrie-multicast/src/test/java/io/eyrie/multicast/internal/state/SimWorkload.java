@@ -197,7 +197,16 @@ final class SimWorkload implements SimGroups.ReleaseSink {
     sim.deliverNetwork();
     int e = rnd.nextInt(1000);
     if (e < 150) {
-      newMessage();
+      if (rnd.nextInt(25) == 0) {
+        // A burst at the hot group g0: its clock runs ahead (the schedule of H12 needs it).
+        for (int i = 0; i < 8; i++) {
+          newMessage(rnd.nextInt(clientIds.length), new GroupId[] {sim.gid(0)}, sim.gid(0), SimDeliverer.PLAIN, false,
+              rnd.nextInt(SimGroups.REPLICAS));
+        }
+        sim.submit(0, true);
+      } else {
+        newMessage();
+      }
     } else if (e < 190 && !order.isEmpty()) {
       resend();
     } else if (e < 330) {
@@ -236,6 +245,9 @@ final class SimWorkload implements SimGroups.ReleaseSink {
       idx.add(i);
     }
     Collections.shuffle(idx, rnd);
+    if (k == 1 && rnd.nextBoolean()) {
+      idx.set(0, 0); // g0 is a hot group: its clock runs ahead of the others' (real time needs the gate then)
+    }
     GroupId[] dests = new GroupId[k];
     for (int i = 0; i < k; i++) {
       dests[i] = sim.gid(idx.get(i));
