@@ -609,4 +609,84 @@ class GroupStateScheduleTest {
     w.sim.grp[2].starts.add(y);
     return w;
   }
+
+  /**
+   * K2 silent-channels-only-decided: a two-group workload with no Data. The only channel items
+   * are the lazy Decided ones, which never wake a channel sender; shipped by the simulation's
+   * ticker-like sender, they end retention, and the entries per message stay within 2d plus the
+   * channels' share.
+   */
+  @Test
+  void k2SilentChannelsOnlyDecided() {
+    SimWorkload w = quiet(2);
+    int count = 100;
+    for (int i = 0; i < count; i++) {
+      w.newMessage(1, new GroupId[] {G0, G1}, i % 2 == 0 ? G0 : G1, PLAIN, false, i % 3);
+      w.round();
+    }
+    w.finish();
+    assertEquals(0, w.sim.outboxWakeups, "a lazy Decided woke a channel sender");
+    for (int g = 0; g < 2; g++) {
+      int entries = w.sim.grp[g].log.size();
+      assertTrue(entries <= (2 * 2 + 1) * count, () -> "entries " + entries + " for " + count + " messages");
+      long[] pos = w.sim.lead(g).channelPositions(g == 0 ? G1 : G0);
+      assertEquals(pos[0], pos[1], "outbox drained");
+      assertTrue(pos[1] >= count, "every decision was acknowledged on the channel");
+    }
+  }
+
+  /**
+   * decides-and-starts-in-one-entry: a batch carrying a decision and a new start applies the
+   * decision first, so the new start's timestamp is above the decided one and blocks nothing.
+   */
+  @Test
+  void decidesAndStartsInOneEntryDecisionsFirst() {
+    SimWorkload w = quiet(2);
+    for (int i = 0; i < 5; i++) {
+      send(w, G1, G1); // g1's clock ahead
+    }
+    w.rounds(2);
+    w.sim.channelBlocked = (g, h) -> true;
+    MsgInfo m = send(w, G0, G0, G1);
+    w.sim.submit(0, false);
+    w.sim.submit(1, false);
+    w.sim.now += 2 * SimGroups.MS;
+    w.sim.deliverNetwork();
+    w.sim.now += 2 * SimGroups.MS;
+    w.sim.deliverNetwork();
+    assertEquals(1, w.sim.grp[0].decides.size(), "g0's decision is ready");
+    MsgInfo s = send(w, G0, G0); // a new start rides the same entry
+    w.sim.submit(0, false);
+    Object last = w.sim.grp[0].log.get(w.sim.grp[0].log.size() - 1);
+    assertTrue(last instanceof StartBatch b && b.decides().length == 1 && b.starts().length == 1);
+    List<MsgId> order = w.sim.rep(0, 0).app.delivered();
+    assertEquals(List.of(m.start.id(), s.start.id()), order.subList(order.size() - 2, order.size()),
+        "m (decided at 6) first, then the new start (above it), delivered in the same entry");
+    w.sim.channelBlocked = (g, h) -> false;
+    w.finish();
+  }
+
+  /**
+   * early-component-before-own-apply: g1's component reaches g0's leader before g0 applied
+   * Start(m); it waits in the exchange, and g0 decides as soon as it applies Start(m), with no
+   * further pull.
+   */
+  @Test
+  void earlyComponentBeforeOwnApply() {
+    SimWorkload w = quiet(2);
+    w.sim.channelBlocked = (g, h) -> true;
+    MsgInfo m = send(w, G0, G0, G1);
+    w.sim.submit(1, false); // g1 applies first and pushes
+    w.sim.now += 2 * SimGroups.MS;
+    w.sim.deliverNetwork();
+    assertNull(w.sim.lead(0).component(m.start.id()), "g0 has not applied Start(m)");
+    long sent = w.sim.componentsSent;
+    w.sim.submit(0, false); // g0 applies it: the early component completes the collection
+    assertEquals(1, w.sim.grp[0].decides.size(), "g0 decided at once");
+    w.sim.submit(0, false);
+    assertTrue(decided(w, 0, m.start.id()));
+    assertTrue(w.sim.componentsSent - sent <= 1, "no pull was needed (only the first push)");
+    w.sim.channelBlocked = (g, h) -> false;
+    w.finish();
+  }
 }

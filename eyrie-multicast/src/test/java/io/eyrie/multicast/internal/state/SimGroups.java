@@ -148,7 +148,9 @@ public final class SimGroups {
         }
 
         @Override
-        public void outboxChanged(GroupId to) {}
+        public void outboxChanged(GroupId to) {
+          outboxWakeups++;
+        }
 
         @Override
         public void undecided(MsgId id) {
@@ -303,6 +305,8 @@ public final class SimGroups {
   /** Proposes applied, per group and message. */
   final TreeMap<MsgId, int[]> proposesAt = new TreeMap<>();
   long deposedSends;
+  /** Times a state told its listener an outbox changed (lazy items must not). */
+  long outboxWakeups;
   /** A predicate the scheduler can set to lose a whole batch at submission (named schedules). */
   java.util.function.IntPredicate loseBatch = g -> false;
   /** Log times: per group, the largest StartBatch time appended. */
