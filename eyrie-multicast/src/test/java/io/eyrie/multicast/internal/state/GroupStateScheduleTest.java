@@ -689,4 +689,84 @@ class GroupStateScheduleTest {
     w.sim.channelBlocked = (g, h) -> false;
     w.finish();
   }
+
+  /** m to {g0, g1}, reply group g0, whose reply is recorded at g0 while g1 has not started m (its Decides are lost). */
+  static MsgInfo recordedBeforeG1Started(SimWorkload w) {
+    for (int i = 0; i < 10; i++) {
+      w.newMessage(2, new GroupId[] {G0}, G0, PLAIN, false, 0); // g0's clock ahead
+    }
+    w.rounds(2);
+    w.sim.channelBlocked = (g, h) -> true;
+    w.sim.loseBatch = g -> g == 1 && !w.sim.grp[1].decides.isEmpty();
+    MsgInfo m = send(w, G0, G0, G1);
+    w.rounds(5);
+    assertTrue(w.sim.rep(0, 0).app.hasExecuted(m.start.id()), "g0 executed m and recorded its reply");
+    assertFalse(w.sim.lead(1).started(m.start.id()));
+    assertNull(m.finalReply);
+    return m;
+  }
+
+  /** Lets g1 decide and start m, then a later message to g1 alone, then heals and checks (real time included). */
+  static void thenG1StartsAndLaterMessage(SimWorkload w, MsgInfo m) {
+    w.sim.loseBatch = g -> false;
+    w.sim.channelBlocked = (g, h) -> false;
+    for (int i = 0; i < 20 && m.finalReply == null; i++) {
+      w.round();
+    }
+    assertNotNull(m.finalReply, "released once g1 started m");
+    send(w, G1, G1);
+    w.finish();
+  }
+
+  /**
+   * K6 resend-via-other-node-before-started: the client resends m through another node (a
+   * duplicate Start at g0, which hands the recorded reply on at every replica); the reply still
+   * waits at that node's gate until g1 started m.
+   */
+  @Test
+  void k6ResendViaOtherNodeBeforeStarted() {
+    SimWorkload w = quiet(2);
+    w.checkBegunAtRelease = false; // the real-time check must hold by itself
+    MsgInfo m = recordedBeforeG1Started(w);
+    w.resend(m, 2, false);
+    w.rounds(3);
+    assertNull(m.finalReply, "the resend through node 2 got the reply before g1 started m");
+    thenG1StartsAndLaterMessage(w, m);
+  }
+
+  /** K6 restart-or-snapshot-at-waiting-replica: the waiting replica restarts; its gate still holds the reply. */
+  @Test
+  void k6RestartAtWaitingReplica() {
+    SimWorkload w = quiet(2);
+    w.checkBegunAtRelease = false;
+    MsgInfo m = recordedBeforeG1Started(w);
+    w.sim.restore(0, 0, 0);
+    w.rounds(3);
+    assertNull(m.finalReply, "a restart handed the stored reply out before g1 started m");
+    w.sim.restore(0, 0, 1);
+    thenG1StartsAndLaterMessage(w, m);
+  }
+
+  /**
+   * K8 started-query-to-minority-leader: the waiting replica first asks g1's deposed leader, cut
+   * off in a minority (it applies nothing); the query goes on to g1's other replicas and the reply
+   * is released.
+   */
+  @Test
+  void k8StartedQueryToMinorityLeader() {
+    SimWorkload w = quiet(2);
+    w.sim.changeLeader(1, 1);
+    w.sim.silenceDeposed(1);
+    w.sim.rep(1, 0).frozen = true;
+    w.sim.queryTarget = (h, attempt) -> h == 1 && attempt == 0 ? 0 : -1;
+    MsgInfo m = send(w, G0, G0, G1);
+    for (int i = 0; i < 30 && m.finalReply == null; i++) {
+      w.round();
+    }
+    assertNotNull(m.finalReply, "released through another replica of g1");
+    assertFalse(w.sim.rep(1, 0).state.started(m.start.id()));
+    w.sim.rep(1, 0).frozen = false;
+    w.sim.queryTarget = null;
+    w.finish();
+  }
 }
