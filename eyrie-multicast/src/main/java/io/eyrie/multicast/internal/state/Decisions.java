@@ -49,8 +49,13 @@ final class Decisions {
       e.acked.add(from);
       if (d.digest() != e.digest) {
         // K10: another version of the message was decided there.
-        e.otherVersions.add(from);
+        boolean fresh = e.otherVersions.add(from);
         markConflict(d.id());
+        // K9: decided here already, this group's Decided went to its own destinations only;
+        // the sender of the other version waits for it too: answer at once.
+        if (fresh && e.decision != null && Arrays.binarySearch(e.dests, from) < 0 && g.outboxes.has(from)) {
+          g.outboxes.sendLazy(from, new Decided(e.decision));
+        }
       }
     }
     Msg m = g.order.get(d.id());

@@ -769,4 +769,25 @@ class GroupStateScheduleTest {
     w.sim.queryTarget = null;
     w.finish();
   }
+
+  /**
+   * K9 ("if g has already decided, answer at once"): in the overlapping schedule, g2 decided Y
+   * and still retains it (g1's Decided is held back) when g0's Decided of X arrives: g2 answers
+   * with its own Decided at once, so g0's retention of X ends.
+   */
+  @Test
+  @io.eyrie.multicast.testing.ExpectedErrors({"with other content", "holds another message with the id",
+      "the id was reused", "disagrees with this group's log", "without executing it"})
+  void k9ForeignDecidedAfterOwnDecisionIsAnsweredAtOnce() {
+    SimWorkload w = reusedIdOverlapping();
+    w.sim.channelBlocked = (g, h) -> g == 1 && h == 2;
+    w.rounds(100);
+    assertEquals(1, w.sim.lead(2).retainedCount(), "g2 waits for g1's Decided");
+    assertEquals(0, w.sim.lead(0).retainedCount(), () -> "g0 got g2's Decided though g2 decided first" + w.sim.describe() + w.sim.lead(0).describe() + w.sim.lead(2).describe());
+    w.sim.channelBlocked = (g, h) -> false;
+    w.drainOrFail();
+    for (int g = 0; g < 3; g++) {
+      assertEquals(0, w.sim.lead(g).retainedCount());
+    }
+  }
 }
