@@ -27,6 +27,12 @@ final class Decisions {
    */
   static boolean blockedCountsAsStartedForTest;
 
+  /**
+   * Test-only switch for the positive control "Forward not limited per (m, g)" (never set outside
+   * tests): when true, every applied Forward sends its Propose again (K5 forbids it).
+   */
+  static boolean forwardEveryTimeForTest;
+
   private final GroupState g;
 
   Decisions(GroupState g) {
@@ -120,7 +126,7 @@ final class Decisions {
     }
     for (GroupId to : f.to()) {
       if (to != null && !to.equals(g.self) && Arrays.binarySearch(m.start.dests(), to) >= 0
-          && g.outboxes.has(to) && e.forwardedTo.add(to)) {
+          && g.outboxes.has(to) && (e.forwardedTo.add(to) || forwardEveryTimeForTest)) {
         g.outboxes.send(to, new Propose(m.start));
       }
     }

@@ -790,4 +790,27 @@ class GroupStateScheduleTest {
       assertEquals(0, w.sim.lead(g).retainedCount());
     }
   }
+
+  /**
+   * client-abandons-then-forward: the client's Start reached g0 only, then the client gave up on m
+   * and moved on (its next message, to both groups, carries a watermark past m). After T_fwd g0
+   * forwards m; g1 takes the Propose although its record of the client is past m (a Propose is
+   * never refused, rule 2), and m is executed once at each destination.
+   */
+  @Test
+  void clientAbandonsThenForward() {
+    SimWorkload w = quiet(2);
+    MsgInfo m = w.newMessage(1, new GroupId[] {G0, G1}, G0, PLAIN, false, 0);
+    w.sim.grp[1].starts.clear();
+    w.abandon(m);
+    MsgInfo next = send(w, G1, G0, G1);
+    assertTrue(next.start.watermark() > m.start.id().seq());
+    w.rounds(130);
+    assertEquals(1, forwards(w, 0, m.start.id()));
+    assertTrue(decided(w, 1, m.start.id()), "g1 took the Propose");
+    w.finish();
+    for (int g = 0; g < 2; g++) {
+      assertTrue(w.sim.rep(g, 0).app.hasExecuted(m.start.id()));
+    }
+  }
 }

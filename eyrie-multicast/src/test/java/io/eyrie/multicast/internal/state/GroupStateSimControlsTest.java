@@ -169,4 +169,51 @@ class GroupStateSimControlsTest {
     System.out.println("drop retention at delivery caught: " + e.getMessage());
     assertTrue(e.getMessage().contains("rule 8"), e::getMessage);
   }
+
+  /**
+   * forward-retry-in-later-term (K5): g1 never answers (unreachable), so g0 forwards m; every
+   * start batch of g0 is appended twice (a Ratis retry), so its Forward is applied twice, and a
+   * leader change makes the new leader log it again. At most one Propose per (m, g1).
+   */
+  private static void forwardTwice(boolean everyTime) {
+    Decisions.forwardEveryTimeForTest = everyTime;
+    try {
+      SimWorkload w = quiet(2);
+      w.sim.knobs.batchDupPct = 100;
+      MsgInfo m = w.newMessage(1, new GroupId[] {G0, G1}, G0, SimDeliverer.PLAIN, false, 0);
+      w.sim.grp[1].starts.clear();
+      w.sim.unreachable = g -> g == 1;
+      w.sim.channelBlocked = (g, h) -> true;
+      for (int i = 0; i < 240; i++) {
+        if (i == 120) {
+          w.sim.changeLeader(0);
+        }
+        w.sim.now += 10 * SimGroups.MS;
+        w.sim.tick(0);
+        w.sim.submit(0, true); // appended twice
+        w.sim.catchUpAll();
+      }
+      assertTrue(GroupStateScheduleTest.forwards(w, 0, m.start.id()) >= 2, "the Forward was applied more than once");
+      w.sim.knobs.batchDupPct = 0;
+      w.sim.unreachable = g -> false;
+      w.sim.channelBlocked = (g, h) -> false;
+      w.finish();
+      int proposes = w.sim.proposesAt.get(m.start.id())[1];
+      assertTrue(proposes == 1, "K5: " + proposes + " Proposes of " + m.start.id() + " at g1");
+    } finally {
+      Decisions.forwardEveryTimeForTest = false;
+    }
+  }
+
+  @Test
+  void forwardAppliedTwiceProposesOnce() {
+    forwardTwice(false);
+  }
+
+  @Test
+  void controlForwardNotLimitedPerMessageAndGroupIsCaught() {
+    AssertionError e = assertThrows(AssertionError.class, () -> forwardTwice(true));
+    System.out.println("Forward not limited caught: " + e.getMessage());
+    assertTrue(e.getMessage().contains("K5"), e::getMessage);
+  }
 }
