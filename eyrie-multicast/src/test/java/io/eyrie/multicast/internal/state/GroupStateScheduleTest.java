@@ -813,4 +813,38 @@ class GroupStateScheduleTest {
       assertTrue(w.sim.rep(g, 0).app.hasExecuted(m.start.id()));
     }
   }
+
+  /**
+   * expiry-while-retained: m is delivered at g0 but retained (g1's Decided is held back) while
+   * its client stays idle far longer than the expiry and other clients keep g0's log time moving:
+   * the record is not expired while retained (rule 8), the late Decided is recorded, retention
+   * ends, and the client's record may expire only after that.
+   */
+  @Test
+  void expiryWhileRetained() {
+    SimWorkload w = new SimWorkload(7, 2, 0, 1_000);
+    SimGroups.Knobs k = w.sim.knobs;
+    k.netLossPct = 0;
+    k.netDupPct = 0;
+    k.netMaxDelay = SimGroups.MS;
+    k.followerPct = 0;
+    k.batchLossPct = 0;
+    k.batchDupPct = 0;
+    k.channelFaults = false;
+    w.sim.channelBlocked = (g, h) -> g == 1 && h == 0;
+    MsgInfo m = send(w, G0, G0, G1);
+    w.rounds(10);
+    assertTrue(w.sim.rep(0, 0).app.hasExecuted(m.start.id()));
+    assertEquals(1, w.sim.lead(0).retainedCount());
+    for (int i = 0; i < 500; i++) { // 5 s of other clients at g0 (expiry 1 s)
+      w.newMessage(2, new GroupId[] {G0}, G0, PLAIN, false, 0);
+      w.round();
+    }
+    assertEquals(1, w.sim.lead(0).retainedCount(), "retention survives the client's idleness");
+    assertNotNull(w.sim.lead(0).clients.get(m.start.id().client()), "the record of a retained message expired");
+    w.sim.channelBlocked = (g, h) -> false;
+    w.rounds(3);
+    assertEquals(0, w.sim.lead(0).retainedCount(), "the late Decided ended retention");
+    w.finish();
+  }
 }
