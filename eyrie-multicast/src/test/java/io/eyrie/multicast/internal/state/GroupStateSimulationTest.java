@@ -40,6 +40,7 @@ class GroupStateSimulationTest {
     long forwards = 0;
     long proposes = 0;
     long queries = 0;
+    long blocks = 0;
     for (int i = 0; i < runs; i++) {
       long seed = base + i;
       SimWorkload w = new SimWorkload(seed, 3 + (int) Math.floorMod(seed, 3L), messages);
@@ -62,14 +63,19 @@ class GroupStateSimulationTest {
       forwards += w.sim.forwardsSubmitted;
       proposes += w.sim.proposesApplied;
       queries += w.sim.queriesSent;
+      for (int g = 0; g < w.n; g++) {
+        blocks += w.sim.rep(g, 0).app.blocks;
+      }
     }
     System.out.printf("simulated %d runs x %d messages: %d steps, %d entries applied, %d restores, %d leader changes,"
         + " %d batches lost, %d doubled, %d resends, %d partial submits, %d forwards, %d Proposes applied,"
-        + " %d StartedQueries, %.1f s%n", runs, messages, steps, entries, restores, leaderChanges, lost, doubled,
-        resends, partials, forwards, proposes, queries, (System.nanoTime() - t0) / 1e9);
+        + " %d StartedQueries, %d blocked deliveries (replica 0), %.1f s%n", runs, messages, steps, entries, restores,
+        leaderChanges, lost, doubled, resends, partials, forwards, proposes, queries, blocks,
+        (System.nanoTime() - t0) / 1e9);
     if (runs >= 20) {
       assertTrue(restores > 0 && leaderChanges > 0 && lost > 0 && doubled > 0 && resends > 0 && partials > 0
-          && forwards > 0 && proposes > 0 && queries > 0, "the schedules must exercise every fault and path");
+          && forwards > 0 && proposes > 0 && queries > 0 && blocks > 0,
+          "the schedules must exercise every fault and path");
     }
   }
 
@@ -83,7 +89,7 @@ class GroupStateSimulationTest {
       "without executing it"})
   void randomSchedulesCatchEachWeakenedRule() {
     String[][] controls = {{"invent", ""}, {"predict", "H7"}, {"release", "real time"}, {"decideOnce", "liveness"},
-        {"dropAtDelivery", "rule 8"}};
+        {"dropAtDelivery", "rule 8"}, {"blockedAsStarted", "real time"}};
     for (String[] c : controls) {
       String caught = null;
       for (long seed = 7000; seed < 7200 && caught == null; seed++) {
@@ -95,6 +101,7 @@ class GroupStateSimulationTest {
           caught = "seed " + seed + ": " + e.getMessage();
         } finally {
           Retention.dropAtDeliveryForTest = false;
+          Decisions.blockedCountsAsStartedForTest = false;
         }
       }
       String got = caught;
@@ -108,7 +115,8 @@ class GroupStateSimulationTest {
    * Weakens one rule for the random schedules ({@code -Deyrie.sim.control=NAME}), to calibrate
    * them against the positive controls: {@code invent} (deliver on a missing component), {@code
    * predict} (predict the own lts), {@code release} (release at decision), {@code decideOnce} (no
-   * Decide re-append), {@code dropAtDelivery} (drop retention at delivery).
+   * Decide re-append), {@code dropAtDelivery} (drop retention at delivery), {@code blockedAsStarted}
+   * (a blocked message answers a StartedQuery, K7).
    */
   static void weaken(SimWorkload w, String control) {
     switch (control) {
@@ -121,6 +129,7 @@ class GroupStateSimulationTest {
       }
       case "decideOnce" -> w.sim.knobs.decideOnce = true;
       case "dropAtDelivery" -> Retention.dropAtDeliveryForTest = true;
+      case "blockedAsStarted" -> Decisions.blockedCountsAsStartedForTest = true;
       default -> throw new IllegalArgumentException("unknown control " + control);
     }
   }
