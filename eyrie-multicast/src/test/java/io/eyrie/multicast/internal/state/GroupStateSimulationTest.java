@@ -45,6 +45,9 @@ class GroupStateSimulationTest {
       long seed = base + i;
       SimWorkload w = new SimWorkload(seed, 3 + (int) Math.floorMod(seed, 3L), messages);
       weaken(w, System.getProperty("eyrie.sim.control", ""));
+      if (Boolean.getBoolean("eyrie.sim.harsh")) {
+        harsh(w);
+      }
       try {
         w.run();
       } catch (AssertionError | RuntimeException e) {
@@ -109,6 +112,19 @@ class GroupStateSimulationTest {
       org.junit.jupiter.api.Assertions.assertNotNull(got, "the random schedules never caught control " + c[0]);
       assertTrue(got.contains(c[1]), () -> "control " + c[0] + " caught by another check: " + got);
     }
+  }
+
+  /** More faults ({@code -Deyrie.sim.harsh=true}): for nightly runs. */
+  static void harsh(SimWorkload w) {
+    SimGroups.Knobs k = w.sim.knobs;
+    k.netLossPct = 30;
+    k.netDupPct = 15;
+    k.netMaxDelay = 200 * SimGroups.MS;
+    k.followerPct = 50;
+    k.batchLossPct = 25;
+    k.batchDupPct = 15;
+    w.leaderChangePermille = 40;
+    w.partialPct = 25;
   }
 
   /**

@@ -54,6 +54,8 @@ public final class SimDeliverer implements Deliverer {
   private final ArrayList<MsgId> delivered = new ArrayList<>();
   /** How many times it answered blocked (not replicated state: a counter for the schedules). */
   long blocks;
+  /** Told of every message this replica starts (not replicated state: for the simulation's checks). */
+  Consumer<MsgId> onStart = id -> {};
   private final HashSet<MsgId> index = new HashSet<>();
   private final Consumer<String> violations;
 
@@ -100,6 +102,7 @@ public final class SimDeliverer implements Deliverer {
       violations.accept(ctx.group() + " executes " + ctx.id() + " twice");
     }
     delivered.add(ctx.id());
+    onStart.accept(ctx.id());
     List<GroupId> d = ctx.dests();
     GroupId self = ctx.group();
     if (d.size() > 1) {

@@ -131,6 +131,7 @@ public final class SimGroups {
       this.g = g;
       this.k = k;
       app = new SimDeliverer(violations::add);
+      app.onStart = id -> everStarted.get(g).add(id);
       state = new GroupState(gid(g), groups, appFactory == null ? app : appFactory.get(), codec, expiryMs);
       attach();
     }
@@ -277,6 +278,8 @@ public final class SimGroups {
   final int n;
   final long expiryMs;
   final Group[] grp;
+  /** Per group, every message a replica of it started (so the group's log started it). */
+  final List<java.util.Set<MsgId>> everStarted = new ArrayList<>();
   final Knobs knobs = new Knobs();
   final List<String> violations = new ArrayList<>();
   /** Per group, the own lts a predicting leader assumed for its new starts (control predictOwn). */
@@ -305,6 +308,8 @@ public final class SimGroups {
   /** Proposes applied, per group and message. */
   final TreeMap<MsgId, int[]> proposesAt = new TreeMap<>();
   long deposedSends;
+  /** For diagnosis: the first replica of a group that answered "started" for a message, and what it held. */
+  final TreeMap<String, String> evidence = new TreeMap<>();
   /** Times a state told its listener an outbox changed (lazy items must not). */
   long outboxWakeups;
   /** A predicate the scheduler can set to lose a whole batch at submission (named schedules). */
@@ -328,6 +333,9 @@ public final class SimGroups {
     this.expiryMs = expiryMs;
     for (int i = 0; i < n; i++) {
       groups.add(GroupId.valueOf("g" + i));
+    }
+    for (int i = 0; i < n; i++) {
+      everStarted.add(new java.util.HashSet<>());
     }
     grp = new Group[n];
     for (int i = 0; i < n; i++) {
@@ -829,6 +837,8 @@ public final class SimGroups {
         for (MsgId id : m.ids) {
           if (t.state.started(id)) {
             yes.add(id);
+            evidence.putIfAbsent(gid(m.to) + " " + id, "replica " + t.k + " at log prefix " + t.applied + " of "
+                + grp[m.to].log.size() + ": " + t.state.describe(id));
           }
         }
         if (!yes.isEmpty()) {

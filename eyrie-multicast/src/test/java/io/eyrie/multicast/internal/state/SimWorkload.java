@@ -195,7 +195,8 @@ final class SimWorkload implements SimGroups.ReleaseSink {
     steps++;
     sim.now += rnd.nextInt(5) * SimGroups.MS + rnd.nextInt(1000);
     sim.deliverNetwork();
-    int e = rnd.nextInt(1000);
+    int lc = leaderChangePermille;
+    int e = rnd.nextInt(1000 + lc);
     if (e < 150) {
       if (rnd.nextInt(25) == 0) {
         // A burst at the hot group g0: its clock runs ahead (the schedule of H12 needs it).
@@ -224,14 +225,14 @@ final class SimWorkload implements SimGroups.ReleaseSink {
       sim.catchUp(r, r.applied + 1 + rnd.nextInt(6));
     } else if (e < 900 + leaderChangePermille) {
       sim.changeLeader(rnd.nextInt(n));
-    } else if (e < 925) {
+    } else if (e < 925 + lc) {
       int g = rnd.nextInt(n);
       sim.restore(g, rnd.nextInt(SimGroups.REPLICAS), rnd.nextInt(3));
-    } else if (e < 950) {
+    } else if (e < 950 + lc) {
       sim.takeSnapshot(rnd.nextInt(n));
-    } else if (e < 965) {
+    } else if (e < 965 + lc) {
       sim.silenceDeposed(rnd.nextInt(n));
-    } else if (e < 975) {
+    } else if (e < 975 + lc) {
       sim.assertReplicasEqual(rnd.nextInt(n), "at step " + steps);
     }
   }
@@ -344,12 +345,14 @@ final class SimWorkload implements SimGroups.ReleaseSink {
       }
       if (checkBegunAtRelease && status == Status.OK && mi.start.dests().length > 1) {
         for (GroupId d : mi.start.dests()) {
-          boolean begun = false;
+          boolean begun = sim.everStarted.get(sim.idx(d)).contains(id);
           for (SimGroups.Replica r : sim.grp[sim.idx(d)].reps) {
-            begun |= !(r.state.app() instanceof SimDeliverer sd) || sd.hasExecuted(id);
+            begun |= !(r.state.app() instanceof SimDeliverer);
           }
           if (!begun) {
-            fail("real time: the reply of " + id + " is released before any replica of " + d + " began it");
+            fail("real time: the reply of " + id + " is released before any replica of " + d + " began it; it said"
+                + " started: " + sim.evidence.get(d + " " + id) + "; its leader now: " + sim.grp[sim.idx(d)].lead().state
+                .describe(id));
           }
         }
       }
