@@ -7,15 +7,17 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Deterministic, single-threaded simulation of design 4.3.1 (see {@link SimGroups} and {@link
- * SimWorkload}): 3 to 5 groups of three replicas, random schedules with unlogged loss,
+ * SimWorkload}): 2 to 5 groups of three replicas, random schedules with unlogged loss,
  * duplication, reordering and delay, lost and doubled start batches, channel faults, lagging
  * followers, snapshots, restores, leader changes with deposed leaders still pushing, partial
  * submits and resends through other nodes; then healing, drain and the checks of {@link
  * SimChecks}.
  *
- * <p>The default is sized for CI; {@code -Deyrie.sim.runs=N} runs more (nightly),
- * {@code -Deyrie.sim.seed=N} replays one run (the failing seed is printed and in the message),
- * {@code -Deyrie.sim.messages=M} sets the messages per run.
+ * <p>The default (300 runs of 150 messages, 2 to 5 groups) is sized for CI, about 10 s;
+ * {@code -Deyrie.sim.runs=N} runs more (nightly: 3000 runs, about a minute, and the same with
+ * {@code -Deyrie.sim.harsh=true}), {@code -Deyrie.sim.seed=N} replays one run (the failing seed is
+ * printed and in the message), {@code -Deyrie.sim.messages=M} sets the messages per run, and
+ * {@code -Deyrie.sim.control=NAME} weakens one rule (see {@link #weaken}).
  */
 @Timeout(300)
 class GroupStateSimulationTest {
@@ -43,7 +45,7 @@ class GroupStateSimulationTest {
     long blocks = 0;
     for (int i = 0; i < runs; i++) {
       long seed = base + i;
-      SimWorkload w = new SimWorkload(seed, 3 + (int) Math.floorMod(seed, 3L), messages);
+      SimWorkload w = new SimWorkload(seed, 2 + (int) Math.floorMod(seed, 4L), messages);
       weaken(w, System.getProperty("eyrie.sim.control", ""));
       if (Boolean.getBoolean("eyrie.sim.harsh")) {
         harsh(w);
@@ -51,7 +53,10 @@ class GroupStateSimulationTest {
       try {
         w.run();
       } catch (AssertionError | RuntimeException e) {
-        String replay = "-Deyrie.sim.seed=" + seed + (messages != 150 ? " -Deyrie.sim.messages=" + messages : "");
+        String replay = "-Deyrie.sim.seed=" + seed + (messages != 150 ? " -Deyrie.sim.messages=" + messages : "")
+            + (Boolean.getBoolean("eyrie.sim.harsh") ? " -Deyrie.sim.harsh=true" : "")
+            + (System.getProperty("eyrie.sim.control", "").isEmpty() ? ""
+                : " -Deyrie.sim.control=" + System.getProperty("eyrie.sim.control"));
         System.out.println("seed=" + seed + " FAILED after " + w.steps + " steps: " + e);
         throw new AssertionError("seed=" + seed + " (replay with " + replay + "): " + e.getMessage(), e);
       }
