@@ -847,4 +847,23 @@ class GroupStateScheduleTest {
     assertEquals(0, w.sim.lead(0).retainedCount(), "the late Decided ended retention");
     w.finish();
   }
+
+  /**
+   * K6 resend-after-reply-recorded: the node the client waited at crashes after g0 recorded the
+   * reply (its gate is gone); the client resends through another node, a duplicate Start at g0,
+   * and gets the recorded reply there once g1 started m (not never, not earlier).
+   */
+  @Test
+  void k6ResendAfterReplyRecorded() {
+    SimWorkload w = quiet(2);
+    w.checkBegunAtRelease = false;
+    MsgInfo m = recordedBeforeG1Started(w);
+    w.sim.waiters.get(m.start.id()).clear(); // node 0 crashed: nobody waits there any more
+    w.sim.rep(0, 0).gate.clear();
+    w.resend(m, 1, false);
+    w.rounds(3);
+    assertNull(m.finalReply, "released before g1 started m");
+    thenG1StartsAndLaterMessage(w, m);
+    assertEquals(1, m.releases, "the client got its reply once, through node 1");
+  }
 }
