@@ -273,9 +273,9 @@ class GroupStateRobustnessTest {
   }
 
   /**
-   * Review F7: the versions have different destinations, so g2 waits for a proposal from g0,
-   * which does not count g2 among the message's destinations: g0 must still answer it, or g2
-   * blocks for ever.
+   * Review F7: the versions have different destinations, so g2 waits for a component of g0,
+   * which does not count g2 among the message's destinations: g0 must still answer it (a pull,
+   * or the Conflict answering g2's Propose after T_fwd), or g2 blocks for ever.
    */
   @Test
   void reusedIdWithOtherDestinationsBlocksNoGroup() {
@@ -360,10 +360,9 @@ class GroupStateRobustnessTest {
 
   /**
    * Review N4 (a): a message that waits with resumeLater has started (it may have sent items), so
-   * a proposal for another version arriving then must not mark it conflicting: a conflicting
-   * message's reply waits for no started-signal, and the reply group would answer before every
-   * destination had started (the reply rule). Here g0 is the reply group and waits for g1's item;
-   * g3 has not started when g0 finishes, so the reply waits for g3's started-signal.
+   * a Propose of another version arriving then must not mark it conflicting: it runs to its end
+   * and replies OK (the per-replica gate, outside the state, then waits for g1's and g3's start,
+   * design 4.3.1 rule 11). Here g0 is the reply group and waits for g1's item.
    */
   @Test
   void aMessageWaitingWithResumeLaterCountsAsStartedWhenAnotherVersionShowsUp() {
@@ -426,8 +425,9 @@ class GroupStateRobustnessTest {
 
   /**
    * Review N4 (b), with the message not yet delivered at another destination: g0 holds a pending
-   * (it still waits for g3's proposal) when g1's word that it abandoned a arrives, so g0 learns
-   * that another version exists and does not execute a either.
+   * (undecided) when g1's word that it abandoned a arrives, so g0 learns that another version
+   * exists and does not execute a either; g3 takes g1's Decided, which carries the conflict flag
+   * (K10), and does not execute it.
    */
   @Test
   void aPendingMessageAbandonedByAnotherDestinationIsNotExecuted() {
