@@ -254,7 +254,7 @@ public final class Exchange {
         t.pullInterval = Math.min(2 * t.pullInterval, MAX_PULL_NANOS);
         t.nextPull = now + t.pullInterval;
       }
-      if (now - t.since >= T_FWD_NANOS && now - t.lastForward >= T_FWD_NANOS) {
+      if (now - t.since >= T_FWD_NANOS && (t.lastForward == Long.MIN_VALUE || now - t.lastForward >= T_FWD_NANOS)) {
         Set<GroupId> done = view.forwardedTo(id);
         Map<GroupId, Long> logged = view.loggedComponents(id);
         List<GroupId> silent = new ArrayList<>();
@@ -344,7 +344,8 @@ public final class Exchange {
       }
       d = new Decision(id, t.dests, ts, own.digest(), conflict);
     }
-    if (now - t.lastDecide < T_PULL_NANOS) {
+    // Long.MIN_VALUE: never appended (now - MIN_VALUE would overflow and look recent).
+    if (t.lastDecide != Long.MIN_VALUE && now - t.lastDecide < T_PULL_NANOS) {
       return true;
     }
     t.lastDecide = now;

@@ -20,6 +20,19 @@ import org.slf4j.LoggerFactory;
 final class Decisions {
   private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
 
+  /**
+   * Test-only switch for the simulation's positive control of K7 (never set outside tests): when
+   * true, {@link #started} counts a deferred (blocked) message as started, as {@link
+   * ExecutionQueue#isStarted} does, which rule 11 forbids.
+   */
+  static boolean blockedCountsAsStartedForTest;
+
+  /**
+   * Test-only switch for the positive control "Forward not limited per (m, g)" (never set outside
+   * tests): when true, every applied Forward sends its Propose again (K5 forbids it).
+   */
+  static boolean forwardEveryTimeForTest;
+
   private final GroupState g;
 
   Decisions(GroupState g) {
@@ -42,8 +55,13 @@ final class Decisions {
       e.acked.add(from);
       if (d.digest() != e.digest) {
         // K10: another version of the message was decided there.
-        e.otherVersions.add(from);
+        boolean fresh = e.otherVersions.add(from);
         markConflict(d.id());
+        // K9: decided here already, this group's Decided went to its own destinations only;
+        // the sender of the other version waits for it too: answer at once.
+        if (fresh && e.decision != null && Arrays.binarySearch(e.dests, from) < 0 && g.outboxes.has(from)) {
+          g.outboxes.sendLazy(from, new Decided(e.decision));
+        }
       }
     }
     Msg m = g.order.get(d.id());
@@ -108,7 +126,7 @@ final class Decisions {
     }
     for (GroupId to : f.to()) {
       if (to != null && !to.equals(g.self) && Arrays.binarySearch(m.start.dests(), to) >= 0
-          && g.outboxes.has(to) && e.forwardedTo.add(to)) {
+          && g.outboxes.has(to) && (e.forwardedTo.add(to) || forwardEveryTimeForTest)) {
         g.outboxes.send(to, new Propose(m.start));
       }
     }
@@ -139,7 +157,8 @@ final class Decisions {
   boolean started(MsgId id) {
     Msg q = g.exec.queued(id);
     if (q != null) {
-      return g.exec.isStarted(q);
+      // K7: a deferred (blocked) message reached the head but has not started.
+      return blockedCountsAsStartedForTest ? g.exec.isStarted(q) : g.exec.hasStarted(q);
     }
     Retention.Entry e = g.retention.get(id);
     if (e != null) {

@@ -48,6 +48,9 @@ final class Retention {
       if (!delivered) {
         return false;
       }
+      if (dropAtDeliveryForTest) {
+        return true;
+      }
       for (GroupId d : dests) {
         if (!d.equals(self) && !acked.contains(d)) {
           return false;
@@ -56,6 +59,13 @@ final class Retention {
       return true;
     }
   }
+
+  /**
+   * Test-only switch for the simulation's positive control "drop retention at delivery" (never set
+   * outside tests): when true, an entry is dropped as soon as its message is delivered here,
+   * without waiting for the other destinations' {@code Decided}, which rule 8 forbids.
+   */
+  static boolean dropAtDeliveryForTest;
 
   private final GroupId self;
   final TreeMap<MsgId, Entry> entries = new TreeMap<>();

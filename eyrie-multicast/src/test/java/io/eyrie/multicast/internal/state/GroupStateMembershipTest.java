@@ -78,7 +78,8 @@ class GroupStateMembershipTest {
     assertTrue(t.repliesFor(later.id()).isEmpty(), "ordered, waiting for the new group's proposal: " + t.repliesFor(later.id()));
     long[] pos = a.channelPositions(NEW);
     assertNotNull(pos);
-    assertEquals(1, pos[1] - pos[0], "its proposal went out on the new channel");
+    assertArrayEquals(new long[] {0, 0, 0}, pos, "a channel to the new group is open (nothing on it yet)");
+    assertEquals(later.id(), a.component(later.id()).id(), "its component is ready for the new group's pulls");
 
 
     // A replica that restores the snapshot into a state built from the cluster file alone.
@@ -115,11 +116,10 @@ class GroupStateMembershipTest {
     Start withEarlier = new Start(MsgId.valueOf(RulesSupport.CLIENT, 2, 0), new GroupId[] {A, earlier, NEW}, A,
         t.codec.encode(new Wire.GroupChange(NEW, "partition", new int[] {1, 2, 3}, true)), 0);
     t.submit(n, open);
-    RulesSupport.ship(n, A, 0, new Wire.Propose(open, 1));
+    t.decide(n, open, 1);
     assertEquals(Set.of(A, B, NEW), n.openGroups(), "the destinations and the group itself are open");
     t.submit(n, withEarlier);
-    RulesSupport.ship(n, A, 1, new Wire.Propose(withEarlier, 5));
-    RulesSupport.ship(n, earlier, 0, new Wire.Propose(withEarlier, 5));
+    t.decide(n, withEarlier, 5);
     assertEquals(Set.of(A, B, earlier, NEW), n.openGroups());
     assertEquals(List.of(A, earlier, NEW), n.members.openPartitions());
   }

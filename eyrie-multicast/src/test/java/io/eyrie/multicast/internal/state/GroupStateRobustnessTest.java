@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 // The reused-id tests provoke exactly these, and a node must say them loudly.
 @ExpectedErrors({"with other content", "the id was reused", "holds another message with the id",
-    "without executing it \\(its id was reused\\)"})
+    "without executing it \\(its id was reused\\)", "disagrees with this group's log"})
 class GroupStateRobustnessTest {
   private final RulesSupport t = new RulesSupport();
 
@@ -228,17 +228,19 @@ class GroupStateRobustnessTest {
 
   /** Ships every outbox item between every pair of the groups, a few rounds. */
   private static void exchange(GroupState... gs) {
-    for (int round = 0; round < 4; round++) {
-      for (GroupState from : gs) {
-        for (GroupState to : gs) {
-          if (from != to) {
-            long[] pos = from.channelPositions(to.self());
-            List<Object> items = from.outboxRange(to.self(), pos[0], Integer.MAX_VALUE);
-            to.apply(new ChannelBatch(from.self(), pos[0], items.toArray(), pos[2]));
-          }
-        }
-      }
+    RulesSupport.settle(gs);
+  }
+
+  /** g decides its version m as conflicting with {@code otherTs} for the other destination (rule 12). */
+  private static void decideConflicting(GroupState g, Start m, long otherTs) {
+    GroupId[] d = m.dests();
+    long[] ts = new long[d.length];
+    for (int i = 0; i < d.length; i++) {
+      ts[i] = d[i].equals(g.self()) ? g.component(m.id()).lts() : otherTs;
     }
+    g.apply(new io.eyrie.multicast.internal.Wire.StartBatch(-1, null,
+        new io.eyrie.multicast.internal.Wire.Decision[] {
+            new io.eyrie.multicast.internal.Wire.Decision(m.id(), d, ts, m.digest(), true)}, null));
   }
 
   private Start version(long variant, GroupId reply, GroupId... dests) {
@@ -271,9 +273,9 @@ class GroupStateRobustnessTest {
   }
 
   /**
-   * Review F7: the versions have different destinations, so g2 waits for a proposal from g0,
-   * which does not count g2 among the message's destinations: g0 must still answer it, or g2
-   * blocks for ever.
+   * Review F7: the versions have different destinations, so g2 waits for a component of g0,
+   * which does not count g2 among the message's destinations: g0 must still answer it (a pull,
+   * or the Conflict answering g2's Propose after T_fwd), or g2 blocks for ever.
    */
   @Test
   void reusedIdWithOtherDestinationsBlocksNoGroup() {
@@ -358,10 +360,9 @@ class GroupStateRobustnessTest {
 
   /**
    * Review N4 (a): a message that waits with resumeLater has started (it may have sent items), so
-   * a proposal for another version arriving then must not mark it conflicting: a conflicting
-   * message's reply waits for no started-signal, and the reply group would answer before every
-   * destination had started (the reply rule). Here g0 is the reply group and waits for g1's item;
-   * g3 has not started when g0 finishes, so the reply waits for g3's started-signal.
+   * a Propose of another version arriving then must not mark it conflicting: it runs to its end
+   * and replies OK (the per-replica gate, outside the state, then waits for g1's and g3's start,
+   * design 4.3.1 rule 11). Here g0 is the reply group and waits for g1's item.
    */
   @Test
   void aMessageWaitingWithResumeLaterCountsAsStartedWhenAnotherVersionShowsUp() {
@@ -370,17 +371,14 @@ class GroupStateRobustnessTest {
     Start a = version(1, G0, G0, G1, G3);
     Start b = version(2, G0, G0, G2);
     t.submit(g0, a);
-    RulesSupport.ship(g0, G1, 0, new Wire.Propose(a, 5));
-    RulesSupport.ship(g0, G3, 0, new Wire.Propose(a, 5));
+    t.decide(g0, a, 5, 5);
     assertEquals(List.of(a.id()), app.delivered, "g0 started a and waits for g1");
     // Another version, from a group outside a's destinations, while a waits.
-    RulesSupport.ship(g0, G2, 0, new Wire.Propose(b, 7));
-    RulesSupport.ship(g0, G1, 1, new Wire.Data(a.id(), t.codec.encode(42L)));
+    RulesSupport.ship(g0, G2, 0, new Wire.Propose(b));
+    RulesSupport.ship(g0, G1, 0, new Wire.Data(a.id(), t.codec.encode(42L)));
     assertEquals(List.of(List.of()), app.resumedAbandonedBy, "a ran to its end at g0");
     assertEquals(0, g0.queuedCount());
-    assertTrue(t.repliesFor(a.id()).isEmpty(), () -> "the reply must wait for g3's started-signal: "
-        + t.repliesFor(a.id()));
-    RulesSupport.ship(g0, G3, 1, new Wire.Started(a.id()));
+    assertTrue(g0.started(a.id()), "a finished at g0");
     assertEquals(Status.OK, only(a.id()).reply().status());
   }
 
@@ -403,7 +401,8 @@ class GroupStateRobustnessTest {
     t.submit(g0, a);
     t.submit(g1, a);
     t.submit(g2, b);
-    shipAll(g2, g1); // b's proposal reaches g1 before g1 can deliver a
+    decideConflicting(g2, b, g1.component(a.id()).lts());
+    shipAll(g2, g1); // g2's Decided of b reaches g1 before g1 can deliver a (K10: it marks a)
     exchange(g0, g1, g2);
     assertEquals(List.of(a.id()), app0.delivered, "g0 never heard of b and started a");
     assertEquals(List.of(), app1.delivered, "g1 ran neither version");
@@ -426,8 +425,9 @@ class GroupStateRobustnessTest {
 
   /**
    * Review N4 (b), with the message not yet delivered at another destination: g0 holds a pending
-   * (it still waits for g3's proposal) when g1's word that it abandoned a arrives, so g0 learns
-   * that another version exists and does not execute a either.
+   * (undecided) when g1's word that it abandoned a arrives, so g0 learns that another version
+   * exists and does not execute a either; g3 takes g1's Decided, which carries the conflict flag
+   * (K10), and does not execute it.
    */
   @Test
   void aPendingMessageAbandonedByAnotherDestinationIsNotExecuted() {
@@ -443,17 +443,16 @@ class GroupStateRobustnessTest {
     t.submit(g1, a);
     t.submit(g3, a);
     t.submit(g2, b);
+    decideConflicting(g2, b, g1.component(a.id()).lts());
     shipAll(g2, g1); // g1 learns of b and marks a
-    shipAll(g0, g1);
-    shipAll(g3, g1); // g1 delivers a and ends it without running it
+    t.decide(g1, a, g0.component(a.id()).lts(), g3.component(a.id()).lts()); // g1 delivers a and ends it
     assertEquals(0, g1.pendingCount() + g1.queuedCount(), g1::describe);
-    shipAll(g1, g0); // g1's proposal, then its word that it abandoned a
-    assertEquals(1, g0.pendingCount(), "g0 still waits for g3's proposal");
+    g0.apply(new io.eyrie.multicast.internal.Wire.ChannelBatch(G1, 1, new Object[] {new Wire.Abandoned(a.id())}, 0));
+    assertEquals(1, g0.pendingCount(), "g1's word that it abandoned a arrives before g0 decided a");
     exchange(g0, g1, g2, g3);
     assertEquals(List.of(), app0.delivered, "g0 learned of another version: it does not execute a");
-    // g3 took g1's proposal and its word in one batch: the proposal completed a, which ran at once,
-    // before g3 read the word (F7: a group that has not learned of another version runs its own).
-    assertEquals(List.of(a.id()), app3.delivered);
+    // g3 takes g1's Decided, which carries the conflict flag (K10): it does not run a either.
+    assertEquals(List.of(), app3.delivered);
     assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount() + g3.pendingCount(),
         () -> g0.describe() + g3.describe());
     assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount() + g3.queuedCount(),

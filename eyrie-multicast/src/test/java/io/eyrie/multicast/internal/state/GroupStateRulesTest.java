@@ -20,7 +20,6 @@ import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Data;
 import io.eyrie.multicast.internal.Wire.Propose;
 import io.eyrie.multicast.internal.Wire.Start;
-import io.eyrie.multicast.internal.Wire.Started;
 import io.eyrie.multicast.internal.state.RulesSupport.ParkingApp;
 import io.eyrie.multicast.internal.state.SimGroups.Ev;
 import io.eyrie.multicast.testing.ExpectedErrors;
@@ -50,7 +49,7 @@ class GroupStateRulesTest {
   private GroupState withHistory() {
     GroupState s = t.group(G0, new SimDeliverer(null));
     t.submit(s, t.start(100, PLAIN, G0, G0, G1), t.start(101, PLAIN, G0, G0));
-    ship(s, G2, 0, new Propose(t.start(102, PLAIN, G2, G0, G2), 1));
+    ship(s, G2, 0, new Propose(t.start(102, PLAIN, G2, G0, G2)));
     return s;
   }
 
@@ -126,14 +125,14 @@ class GroupStateRulesTest {
     assertEquals(List.of(s1.id()), app.delivered(), "s3 (ts 3) must wait for pending m2 (local ts 2)");
     Start m4 = t.start(4, PLAIN, G0, G0, G2);
     t.submit(s, m4);
-    ship(s, G1, 0, new Propose(m2, 1));
+    t.decide(s, m2, 1);
     assertEquals(List.of(s1.id(), m2.id(), s3.id()), app.delivered(),
         "m2 decided at 2 goes first; s3 (ts 3) is not held back by pending m4 (local ts 4)");
     assertEquals(1, s.pendingCount());
     Start s5 = t.start(5, PLAIN, G0, G0);
     t.submit(s, s5);
     assertEquals(3, app.delivered().size(), "s5 (ts 5) waits for pending m4 (local ts 4)");
-    ship(s, G2, 0, new Propose(m4, 9));
+    t.decide(s, m4, 9);
     assertEquals(List.of(s1.id(), m2.id(), s3.id(), s5.id(), m4.id()), app.delivered(), "m4 decided at 9 goes last");
     Start s6 = t.start(6, PLAIN, G0, G0);
     t.submit(s, s6);
@@ -145,7 +144,7 @@ class GroupStateRulesTest {
     t.submit(s2, m2);
     t.submit(s2, s3);
     assertEquals(List.of(), app2.delivered());
-    ship(s2, G1, 0, new Propose(m2, 1));
+    t.decide(s2, m2, 1);
     assertEquals(List.of(m2.id(), s3.id()), app2.delivered());
   }
 
@@ -155,20 +154,17 @@ class GroupStateRulesTest {
     GroupState s = t.group(G0, app);
     Start m1 = t.start(1, ParkingApp.awaiting(G1), G0, G0, G1, G2);
     t.submit(s, m1);
-    ship(s, G1, 0, new Propose(m1, 1));
-    ship(s, G2, 0, new Propose(m1, 1));
+    t.decide(s, m1, 1);
     assertEquals(List.of("deliver " + m1.id()), app.log);
     assertEquals(Set.of(G1), s.exec.parkedOn);
     Start s2 = t.start(2, PLAIN, G0, G0);
     t.submit(s, s2);
     assertEquals(2, s.queuedCount(), "s2 is delivered but waits behind the parked m1");
-    ship(s, G2, 1, new Data(m1.id(), t.codec.encode(22L)));
-    ship(s, G1, 1, new Started(m1.id()));
-    ship(s, G1, 2, new Data(s2.id(), t.codec.encode(99L)));
-    assertEquals(1, app.log.size(), "neither data from another group, a started-signal nor data for another"
-        + " message resumes m1");
+    ship(s, G2, 0, new Data(m1.id(), t.codec.encode(22L)));
+    ship(s, G1, 0, new Data(s2.id(), t.codec.encode(99L)));
+    assertEquals(1, app.log.size(), "neither data from another group nor data for another message resumes m1");
     assertEquals(List.of(), t.repliesFor(m1.id()));
-    ship(s, G1, 3, new Data(m1.id(), t.codec.encode(11L)));
+    ship(s, G1, 1, new Data(m1.id(), t.codec.encode(11L)));
     assertEquals(List.of("deliver " + m1.id(), "resume " + m1.id() + " g0=[] g1=[11] g2=[22]", "deliver " + s2.id()),
         app.log);
     assertEquals(2L, body(t.repliesFor(m1.id()).get(0)));
@@ -178,47 +174,41 @@ class GroupStateRulesTest {
     assertEquals(null, s.exec.parkedOn);
   }
 
+  /**
+   * Rule 11: the replicated state records a multi-group reply and hands it on at once (the gate
+   * that holds it until every destination started is per replica, outside the state); a resent
+   * Start hands the recorded reply on again; a non-reply destination answers nothing and says
+   * "started" only on positive evidence (its applied state shows m started or finished).
+   */
   @Test
-  void multiGroupReplyIsReleasedOnlyAfterEveryOtherDestinationStarted() {
+  void multiGroupReplyIsHandedToTheGateAtOnceAndStartedNeedsEvidence() {
     SimDeliverer app = new SimDeliverer(null);
     GroupState s = t.group(G0, app);
     Start m = t.start(1, PLAIN, G0, G0, G1, G2);
     t.submit(s, m);
-    ship(s, G1, 0, new Propose(m, 1));
-    ship(s, G2, 0, new Propose(m, 1));
+    assertFalse(s.started(m.id()), "undecided: not started");
+    t.decide(s, m, 1);
     assertTrue(app.hasExecuted(m.id()));
-    t.submit(s, m);
-    ship(s, G1, 1, new Started(m.id()));
-    assertEquals(List.of(), t.repliesFor(m.id()), "g2 has not started m");
-    ship(s, G2, 1, new Data(m.id(), t.codec.encode(5L)));
     assertEquals(Status.OK, status(m.id()));
+    assertTrue(s.started(m.id()));
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
     assertEquals(2, r.size());
-    assertTrue(r.get(1).same(r.get(0)), "a resent start is answered with the recorded reply");
-    ship(s, G1, 2, new Data(m.id(), t.codec.encode(6L)));
+    assertTrue(r.get(1).same(r.get(0)), "a resent start is handed the recorded reply");
+    ship(s, G1, 0, new Data(m.id(), t.codec.encode(6L)));
     assertEquals(2, t.repliesFor(m.id()).size(), "a late item does not answer again");
 
-    // A started-signal that arrives before the reply group executes counts.
-    Start m2 = t.start(2, PLAIN, G0, G0, G1, G2);
-    ship(s, G1, 3, new Propose(m2, 7), new Started(m2.id()));
-    assertFalse(app.hasExecuted(m2.id()));
-    ship(s, G2, 2, new Propose(m2, 3));
-    assertTrue(app.hasExecuted(m2.id()));
-    assertEquals(List.of(), t.repliesFor(m2.id()));
-    ship(s, G2, 3, new Started(m2.id()));
-    assertEquals(Status.OK, status(m2.id()));
-    assertTrue(s.exec.replies.awaitingStarts.isEmpty() && s.exec.inboxes.isEmpty());
-
-    // A non-reply destination never answers, and signals the reply group once it started.
     GroupState g1 = t.group(G1, new SimDeliverer(null));
     Start m3 = t.start(3, PLAIN, G0, G0, G1);
     t.submit(g1, m3);
-    ship(g1, G0, 0, new Propose(m3, 1));
+    assertFalse(g1.started(m3.id()));
+    t.decide(g1, m3, 1);
     t.submit(g1, m3);
     assertEquals(List.of(), t.repliesFor(m3.id()));
+    assertTrue(g1.started(m3.id()));
     List<Object> out = g1.outboxRange(G0, 0, 10);
-    assertEquals(List.of(Propose.class, Started.class), out.stream().map(Object::getClass).toList());
+    assertEquals(List.of(io.eyrie.multicast.internal.Wire.Decided.class), out.stream().map(Object::getClass).toList(),
+        "no Propose and no Started: only the lazy Decided");
   }
 
   @Test
@@ -227,12 +217,11 @@ class GroupStateRulesTest {
     GroupState s = t.group(G0, app);
     Start m1 = t.start(1, ParkingApp.awaiting(G1, G2), G0, G0, G1, G2);
     t.submit(s, m1);
-    ship(s, G1, 0, new Propose(m1, 1));
-    ship(s, G2, 0, new Propose(m1, 2));
+    t.decide(s, m1, 1, 2);
     Start s2 = t.start(2, PLAIN, G0, G0);
     Start m3 = t.start(3, PLAIN, G3, G0, G3);
     t.submit(s, s2, m3);
-    ship(s, G1, 1, new Data(m1.id(), t.codec.encode(11L)), new Data(m1.id(), t.codec.encode(12L)));
+    ship(s, G1, 0, new Data(m1.id(), t.codec.encode(11L)), new Data(m1.id(), t.codec.encode(12L)));
     assertEquals(Set.of(G1, G2), s.exec.parkedOn);
 
     ParkingApp app2 = new ParkingApp();
@@ -245,10 +234,10 @@ class GroupStateRulesTest {
     assertEquals(app.log, app2.log);
 
     int mark = t.replies.size();
-    ship(s, G2, 1, new Data(m1.id(), t.codec.encode(21L)));
+    ship(s, G2, 0, new Data(m1.id(), t.codec.encode(21L)));
     List<Ev> fromOriginal = List.copyOf(t.replies.subList(mark, t.replies.size()));
     mark = t.replies.size();
-    ship(r, G2, 1, new Data(m1.id(), t.codec.encode(21L)));
+    ship(r, G2, 0, new Data(m1.id(), t.codec.encode(21L)));
     List<Ev> fromRestored = List.copyOf(t.replies.subList(mark, t.replies.size()));
     assertEquals(2, fromOriginal.size());
     assertEquals(fromOriginal.size(), fromRestored.size());
@@ -269,19 +258,22 @@ class GroupStateRulesTest {
     Start a = t.start(1, PLAIN, G1, G0, G1);
     Start b = t.start(2, PLAIN, G1, G0, G1);
     Start c = t.start(3, PLAIN, G1, G0, G1);
-    assertEquals(0, ship(s, G1, 1, new Propose(b, 1)), "a gap is skipped");
+    assertEquals(0, ship(s, G1, 1, new Propose(b)), "a gap is skipped");
     assertEquals(0, s.pendingCount());
-    assertEquals(List.of(), app.delivered());
-    assertEquals(2, ship(s, G1, 0, new Propose(a, 1), new Propose(b, 1)));
-    assertEquals(3, ship(s, G1, 1, new Propose(b, 1), new Propose(c, 1)), "the duplicate of b is skipped");
+    assertEquals(2, ship(s, G1, 0, new Propose(a), new Propose(b)));
+    assertEquals(3, ship(s, G1, 1, new Propose(b), new Propose(c)), "the duplicate of b is skipped");
+    assertEquals(3, s.pendingCount());
+    for (Start m : List.of(a, b, c)) {
+      t.decide(s, m, 1);
+    }
     assertEquals(List.of(a.id(), b.id(), c.id()), app.delivered());
-    // g0 proposed each message to g1 and signalled that it started it.
-    assertArrayEquals(new long[] {0, 6, 3}, s.channelPositions(G1));
-    for (long[] ackAndExpected : new long[][] {{2, 2}, {10, 2}, {1, 2}, {6, 6}}) {
+    // g0 acknowledged each decision to g1 (lazy Decided items).
+    assertArrayEquals(new long[] {0, 3, 3}, s.channelPositions(G1));
+    for (long[] ackAndExpected : new long[][] {{2, 2}, {10, 2}, {1, 2}, {3, 3}}) {
       assertEquals(3, s.apply(new ChannelBatch(G1, 3, new Object[0], ackAndExpected[0])));
       assertEquals(ackAndExpected[1], s.channelPositions(G1)[0], "after ack " + ackAndExpected[0]);
     }
-    assertEquals(List.of(), s.outboxRange(G1, 6, 10));
+    assertEquals(List.of(), s.outboxRange(G1, 3, 10));
     // Trimmed items cannot be read: a sender must not label later items with their numbers.
     assertThrows(IllegalArgumentException.class, () -> s.outboxRange(G1, 0, 10));
     assertEquals(-1, s.apply(new ChannelBatch(GroupId.valueOf("g9"), 0, new Object[0], 0)), "an unknown sender");

@@ -9,6 +9,10 @@ import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
+import io.eyrie.multicast.internal.Wire.Component;
+import io.eyrie.multicast.internal.Wire.Decision;
+import io.eyrie.multicast.internal.Wire.Forward;
+import io.eyrie.multicast.internal.replication.Exchange;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
 import io.eyrie.multicast.internal.state.SimGroups.Ev;
@@ -73,6 +77,114 @@ public final class RulesSupport {
 
   public long submit(GroupState s, Start... starts) {
     return s.apply(new StartBatch(time, starts));
+  }
+
+  /**
+   * Decides {@code m} at {@code s} as its leader would (design 4.3.1, rule 5): applies a
+   * start batch without time carrying a {@code Decision} whose own timestamp is {@code s}'s
+   * applied one and whose other destinations' timestamps are {@code others} (one per other
+   * destination, in destination order; a single value stands for all of them).
+   */
+  public long decide(GroupState s, Start m, long... others) {
+    return s.apply(new StartBatch(-1, new Start[0], new Decision[] {decision(s, m, others)}, null));
+  }
+
+  /** The decision {@link #decide} applies. */
+  public static Decision decision(GroupState s, Start m, long... others) {
+    GroupId[] d = m.dests();
+    long[] ts = new long[d.length];
+    int k = 0;
+    for (int i = 0; i < d.length; i++) {
+      if (d[i].equals(s.self())) {
+        io.eyrie.multicast.internal.Wire.Component c = s.component(m.id());
+        ts[i] = c == null ? -1 : c.lts();
+      } else {
+        ts[i] = others.length == 1 ? others[0] : others[k];
+        k++;
+      }
+    }
+    return new Decision(m.id(), d, ts, m.digest(), false);
+  }
+
+  /**
+   * Runs the groups to rest as their leaders would (design 4.3.1): each group's leader runs an
+   * {@link Exchange} over its applied state (components pushed, pulled and answered at once, no
+   * loss), appends its decisions and forwards as start batches without time, and every channel
+   * ships its outbox (with acknowledgements). Simulated time advances by {@code T_pull} per round,
+   * for {@code rounds} rounds (forwards happen after {@code T_fwd}, 20 rounds).
+   */
+  public static void settle(int rounds, GroupState... gs) {
+    java.util.Map<GroupId, GroupState> by = new java.util.TreeMap<>();
+    java.util.Map<GroupId, Exchange> ex = new java.util.TreeMap<>();
+    java.util.Map<GroupId, List<Decision>> decs = new java.util.TreeMap<>();
+    java.util.Map<GroupId, List<Forward>> fwds = new java.util.TreeMap<>();
+    List<Object[]> net = new ArrayList<>();
+    for (GroupState g : gs) {
+      GroupId self = g.self();
+      by.put(self, g);
+      decs.put(self, new ArrayList<>());
+      fwds.put(self, new ArrayList<>());
+      Exchange e = new Exchange(self, new Exchange.Net() {
+        @Override
+        public void send(GroupId to, List<Component> list) {
+          net.add(new Object[] {self, to, list});
+        }
+
+        @Override
+        public void decide(Decision d) {
+          decs.get(self).add(d);
+        }
+
+        @Override
+        public void forward(Forward f) {
+          fwds.get(self).add(f);
+        }
+      });
+      e.leadership(true, 0);
+      ex.put(self, e);
+    }
+    long now = 0;
+    for (int round = 0; round < rounds; round++) {
+      now += Exchange.T_PULL_NANOS;
+      for (GroupState g : gs) {
+        ex.get(g.self()).tick(Exchange.viewOf(g), now);
+      }
+      while (!net.isEmpty()) {
+        Object[] m = net.remove(0);
+        GroupState to = by.get((GroupId) m[1]);
+        if (to == null) {
+          continue;
+        }
+        @SuppressWarnings("unchecked")
+        List<Component> list = (List<Component>) m[2];
+        ex.get(to.self()).received(Exchange.viewOf(to), list, now);
+        GroupState from = by.get((GroupId) m[0]);
+        ex.get(from.self()).received(Exchange.viewOf(from), Exchange.answer(Exchange.viewOf(to), list), now);
+      }
+      for (GroupState g : gs) {
+        List<Decision> d = decs.get(g.self());
+        List<Forward> f = fwds.get(g.self());
+        if (!d.isEmpty() || !f.isEmpty()) {
+          g.apply(new StartBatch(-1, new Start[0], d.toArray(new Decision[0]), f.toArray(new Forward[0])));
+          d.clear();
+          f.clear();
+        }
+      }
+      for (GroupState from : gs) {
+        for (GroupState to : gs) {
+          if (from != to) {
+            long[] pos = from.channelPositions(to.self());
+            List<Object> items = from.outboxRange(to.self(), pos[0], Integer.MAX_VALUE);
+            to.apply(new ChannelBatch(from.self(), pos[0], items.toArray(), pos[2]));
+          }
+        }
+      }
+    }
+  }
+
+  /** {@link #settle(int, GroupState...)} for 30 rounds. */
+  public static void settle(GroupState... gs) {
+    settle(30, gs);
   }
 
   public static long ship(GroupState to, GroupId from, long firstSeq, Object... items) {

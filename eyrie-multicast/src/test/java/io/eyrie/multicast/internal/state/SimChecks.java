@@ -27,12 +27,16 @@ final class SimChecks {
   static void check(SimGroups sim, Map<MsgId, MsgInfo> msgs) {
     Map<GroupId, List<MsgId>> seqs = new TreeMap<>();
     Map<GroupId, Set<MsgId>> sets = new TreeMap<>();
+    Map<GroupId, List<MsgId>> starts = new TreeMap<>();
     for (int g = 0; g < sim.n; g++) {
       GroupId gid = sim.gid(g);
-      List<MsgId> seq = sim.replicas[g][0].app.delivered();
+      List<MsgId> seq = sim.rep(g, 0).app.seen();
       for (int r = 1; r < SimGroups.REPLICAS; r++) {
-        assertEquals(seq, sim.replicas[g][r].app.delivered(), () -> gid + ": replicas deliver in different orders");
+        assertEquals(seq, sim.rep(g, r).app.seen(), () -> gid + ": replicas deliver in different orders");
+        assertEquals(sim.rep(g, 0).app.delivered(), sim.rep(g, r).app.delivered(),
+            () -> gid + ": replicas start in different orders");
       }
+      starts.put(gid, sim.rep(g, 0).app.delivered());
       Set<MsgId> set = new HashSet<>();
       for (MsgId id : seq) {
         if (!set.add(id)) {
@@ -47,7 +51,7 @@ final class SimChecks {
         }
       }
       for (int r = 0; r < SimGroups.REPLICAS; r++) {
-        StateCounters st = sim.replicas[g][r].state.stats();
+        StateCounters st = sim.rep(g, r).state.stats();
         assertEquals(seq.size(), st.delivered, () -> gid + ": stats.delivered differs from the deliveries");
         assertEquals(seq.size(), st.executed, () -> gid + ": stats.executed differs from the deliveries");
       }
@@ -73,12 +77,90 @@ final class SimChecks {
           fail("agreement: " + mi.start.id() + " to " + Arrays.toString(mi.start.dests()) + " never delivered at " + d);
         }
       }
-      if (mi.finalReply == null) {
+      if (mi.finalReply == null && !mi.abandoned) {
         fail("no final reply for " + mi.start.id() + " from its reply group " + mi.start.replyGroup());
       }
     }
     checkPrefixOrder(seqs, sets);
     checkAcyclic(seqs);
+    checkSameDecision(sim, msgs);
+    checkRealTime(starts, msgs);
+    for (int g = 0; g < sim.n; g++) {
+      sim.assertReplicasEqual(g, "at the end");
+    }
+    if (!sim.violations.isEmpty()) {
+      fail("violations: " + sim.violations);
+    }
+  }
+
+  /**
+   * Every destination decided a multi-group message with the same V (hence the same final
+   * timestamp); messages with a reused id (conflicting) are compared nowhere (rule 12).
+   */
+  static void checkSameDecision(SimGroups sim, Map<MsgId, MsgInfo> msgs) {
+    for (MsgInfo mi : msgs.values()) {
+      GroupId[] d = mi.start.dests();
+      if (d.length < 2) {
+        continue;
+      }
+      io.eyrie.multicast.internal.Wire.Decision first = null;
+      GroupId at = null;
+      for (GroupId g : d) {
+        io.eyrie.multicast.internal.Wire.Decision v = sim.grp[sim.idx(g)].decisions.get(mi.start.id());
+        if (v == null) {
+          fail("agreement: " + g + " never decided " + mi.start.id());
+        }
+        if (v.conflict()) {
+          first = null;
+          break;
+        }
+        if (first == null) {
+          first = v;
+          at = g;
+        } else if (!Arrays.equals(first.groups(), v.groups()) || !Arrays.equals(first.ts(), v.ts())) {
+          fail("same V: " + mi.start.id() + " decided with " + Arrays.toString(first.ts()) + " at " + at + " and "
+              + Arrays.toString(v.ts()) + " at " + g);
+        }
+      }
+    }
+  }
+
+  /**
+   * Real time (rule 11, H12, K7): a message invoked after another's reply was released to its
+   * client does not start before it at any common destination (the start order: a message that
+   * answered blocked starts later than it was delivered).
+   */
+  static void checkRealTime(Map<GroupId, List<MsgId>> seqs, Map<MsgId, MsgInfo> msgs) {
+    Map<GroupId, Map<MsgId, Integer>> pos = new TreeMap<>();
+    seqs.forEach((g, seq) -> {
+      Map<MsgId, Integer> p = new HashMap<>();
+      for (int i = 0; i < seq.size(); i++) {
+        p.put(seq.get(i), i);
+      }
+      pos.put(g, p);
+    });
+    List<MsgInfo> released = new ArrayList<>();
+    for (MsgInfo mi : msgs.values()) {
+      if (mi.finalReply != null && mi.finalReply.status() == io.eyrie.multicast.Status.OK) {
+        released.add(mi);
+      }
+    }
+    for (MsgInfo a : released) {
+      for (MsgInfo b : msgs.values()) {
+        if (b.invokedAt <= a.releasedAt) {
+          continue;
+        }
+        for (GroupId g : a.start.dests()) {
+          Map<MsgId, Integer> p = pos.get(g);
+          Integer pa = p.get(a.start.id());
+          Integer pb = p.get(b.start.id());
+          if (pa != null && pb != null && pb < pa) {
+            fail("real time: " + b.start.id() + " was invoked after the reply of " + a.start.id()
+                + " was released, but " + g + " starts it first");
+          }
+        }
+      }
+    }
   }
 
   /** For any two groups, the messages both delivered appear in the same relative order. */

@@ -1,6 +1,5 @@
 package io.eyrie.multicast.internal.state;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -8,8 +7,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.Start;
-import io.eyrie.multicast.internal.Wire.StartBatch;
-import io.eyrie.multicast.internal.state.SimGroups.Ev;
+import io.eyrie.multicast.internal.replication.Exchange;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -19,36 +17,38 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One seeded run of the simulation: clients start messages to random subsets of groups (each
- * Start submitted to a random nonempty subset of its destinations, sometimes resubmitted), the
- * scheduler interleaves channel shipments with faults, restores from snapshots and leader
- * changes, then everything is drained and the atomic multicast properties are checked
- * ({@link SimChecks}). Replies are checked as they are emitted.
+ * One seeded run of the simulation of design 4.3.1: clients multicast to random subsets of
+ * groups through a random node (rule 1: the Start goes to every destination; sometimes only to
+ * some, a client crash after a partial submit, B3ii; sometimes resent, through another node);
+ * the scheduler advances the simulated clock and interleaves submissions, the leaders' exchanges,
+ * the unlogged network, channel shipments, lagging followers, snapshots and restores, and leader
+ * changes (with deposed leaders still pushing). Then it heals the faults, drains, and checks
+ * ({@link SimChecks}) the released replies and the replicas.
  */
-final class SimWorkload implements SimGroups.ReplySink {
+final class SimWorkload implements SimGroups.ReleaseSink {
 
   /** What the test knows about one started message. */
   static final class MsgInfo {
     final Start start;
     final int client;
-    Ev finalReply;
-    int reanswers;
-    /** How many Starts of this message were applied, and how many of them were refused EXPIRED. */
-    int submitted;
-    int expired;
+    /** Logical time of the client's invocation. */
+    final long invokedAt;
+    StoredReply finalReply;
+    long releasedAt = Long.MAX_VALUE;
+    int releases;
+    boolean partial;
+    /** The client gave up on it (raised its watermark past it without a reply). */
+    boolean abandoned;
 
-    MsgInfo(Start start, int client) {
+    MsgInfo(Start start, int client, long invokedAt) {
       this.start = start;
       this.client = client;
+      this.invokedAt = invokedAt;
     }
 
-    /**
-     * True if every Start of this message was refused because its client had expired at the
-     * group it reached (DESIGN Appendix A: error reply): then no group ever learned the message,
-     * so it must be delivered nowhere and never answered, and the client knows it failed.
-     */
+    /** Never started anywhere (no expiry in these schedules): always false here. */
     boolean refusedEverywhere() {
-      return submitted > 0 && expired == submitted;
+      return false;
     }
   }
 
@@ -64,21 +64,22 @@ final class SimWorkload implements SimGroups.ReplySink {
   final boolean[] lazy;
   final TreeMap<MsgId, MsgInfo> msgs = new TreeMap<>();
   final List<MsgId> order = new ArrayList<>();
-  final List<List<Start>> buffers = new ArrayList<>();
-  long time = 1_000;
   long token;
   long steps;
-  long reanswers;
+  long resends;
+  long partials;
   long stales;
-  long dupsSubmitted;
-  long refusals;
-  List<Ev> lastEvents = List.of();
+  /** Whether a release checks at once that every destination began the message (off: the real-time check must catch it). */
+  boolean checkBegunAtRelease = true;
+  /** Per cent of multi-group messages submitted to only some destinations. */
+  int partialPct = 8;
+  /** Per mille of steps that change a leader. */
+  int leaderChangePermille = 10;
 
   SimWorkload(long seed, int groups, int messages) {
     this(seed, groups, messages, SimGroups.NO_EXPIRY);
   }
 
-  /** With {@code expiryMs} below {@link SimGroups#NO_EXPIRY}, idle clients' records expire (log time). */
   SimWorkload(long seed, int groups, int messages, long expiryMs) {
     this.seed = seed;
     this.rnd = new Random(seed);
@@ -86,6 +87,10 @@ final class SimWorkload implements SimGroups.ReplySink {
     this.messages = messages;
     this.sim = new SimGroups(groups, rnd, expiryMs);
     sim.sink = this;
+    sim.destsOf = id -> {
+      MsgInfo mi = msgs.get(id);
+      return mi == null ? null : mi.start.dests();
+    };
     int clients = 3;
     clientIds = new long[clients];
     nextSeq = new long[clients];
@@ -94,9 +99,6 @@ final class SimWorkload implements SimGroups.ReplySink {
       clientIds[c] = 0x5eed_0000L + c * 0x1_0001L;
       unfinished.add(new TreeSet<>());
       lazy[c] = c == 0;
-    }
-    for (int g = 0; g < n; g++) {
-      buffers.add(new ArrayList<>());
     }
   }
 
@@ -107,60 +109,136 @@ final class SimWorkload implements SimGroups.ReplySink {
     return unfinished.get(c).isEmpty() ? nextSeq[c] : unfinished.get(c).first();
   }
 
-  /** Runs the random schedule, drains, and checks everything. */
+  /** Runs the random schedule, heals, drains, and checks everything. */
   void run() {
     while (order.size() < messages) {
       step();
     }
-    if (!sim.drain(20_000, this::flushAll)) {
-      fail("did not converge within 20000 drain rounds; still in flight:" + sim.describe());
-    }
-    sim.assertQuiescent(msg -> fail(msg + sim.describe()));
-    assertTrue(sim.violations.isEmpty(), () -> "application saw violations: " + sim.violations);
-    for (int g = 0; g < n; g++) {
-      sim.assertReplicasEqual(g, "after the drain");
-    }
+    finish();
+  }
+
+  /** Heals every fault, drains, and checks. */
+  void finish() {
+    heal();
+    drainOrFail();
     SimChecks.check(sim, msgs);
-    resubmitFinished();
-    sim.assertQuiescent(msg -> fail("after resubmitting finished messages: " + msg));
+  }
+
+  /** No more faults: no loss, no duplicates, no lost batches, deposed leaders silent. */
+  void heal() {
+    SimGroups.Knobs k = sim.knobs;
+    k.netLossPct = 0;
+    k.netDupPct = 0;
+    k.netMaxDelay = 2 * SimGroups.MS;
+    k.batchLossPct = 0;
+    k.batchDupPct = 0;
+    k.channelFaults = false;
+    sim.loseBatch = g -> false;
     for (int g = 0; g < n; g++) {
-      sim.assertReplicasEqual(g, "at the end");
+      sim.silenceDeposed(g);
+    }
+  }
+
+  void drainOrFail() {
+    String left = drain(3_000);
+    if (left != null) {
+      fail("liveness: did not converge after healing: " + left + sim.describe());
+    }
+    assertTrue(sim.violations.isEmpty(), () -> "violations: " + sim.violations);
+  }
+
+  /** Runs without faults until quiescent; returns what is left, or null. */
+  String drain(int maxRounds) {
+    String left = null;
+    for (int round = 0; round < maxRounds; round++) {
+      round();
+      left = sim.notQuiescent();
+      if (left == null) {
+        return null;
+      }
+    }
+    return left;
+  }
+
+  /** One round of 10 ms without faults of the schedule's own: submit, tick, deliver, ship, catch up. */
+  void round() {
+    sim.now += 10 * SimGroups.MS;
+    for (int g = 0; g < n; g++) {
+      sim.submit(g, false);
+      sim.tick(g);
+    }
+    sim.tickGates();
+    sim.deliverNetwork();
+    for (int g = 0; g < n; g++) {
+      sim.submit(g, false);
+    }
+    for (int g = 0; g < n; g++) {
+      for (int h = 0; h < n; h++) {
+        if (g != h) {
+          while (sim.ship(g, h, false)) {
+            // until the channel is drained and acknowledged
+          }
+        }
+      }
+    }
+    sim.catchUpAll();
+  }
+
+  /** {@code k} rounds. */
+  void rounds(int k) {
+    for (int i = 0; i < k; i++) {
+      round();
     }
   }
 
   void step() {
     steps++;
-    time += rnd.nextInt(4);
-    int e = rnd.nextInt(100);
-    if (e < 16) {
-      newMessage();
-    } else if (e < 20 && !order.isEmpty()) {
-      duplicate();
-    } else if (e < 30) {
-      flush(rnd.nextInt(n));
-    } else if (e < 31) {
-      int g = rnd.nextInt(n);
-      int r = rnd.nextInt(SimGroups.REPLICAS);
-      sim.restore(g, r);
-      if (r == sim.leader[g] && rnd.nextBoolean()) {
-        sim.changeLeader(g);
+    sim.now += rnd.nextInt(5) * SimGroups.MS + rnd.nextInt(1000);
+    sim.deliverNetwork();
+    int lc = leaderChangePermille;
+    int e = rnd.nextInt(1000 + lc);
+    if (e < 150) {
+      if (rnd.nextInt(25) == 0) {
+        // A burst at the hot group g0: its clock runs ahead (the schedule of H12 needs it).
+        for (int i = 0; i < 8; i++) {
+          newMessage(rnd.nextInt(clientIds.length), new GroupId[] {sim.gid(0)}, sim.gid(0), SimDeliverer.PLAIN, false,
+              rnd.nextInt(SimGroups.REPLICAS));
+        }
+        sim.submit(0, true);
+      } else {
+        newMessage();
       }
-    } else if (e < 33) {
+    } else if (e < 190 && !order.isEmpty()) {
+      resend();
+    } else if (e < 330) {
+      sim.submit(rnd.nextInt(n), true);
+    } else if (e < 480) {
+      sim.tick(rnd.nextInt(n));
+    } else if (e < 520) {
+      sim.tickGates();
+    } else if (e < 780) {
+      int g = rnd.nextInt(n);
+      sim.ship(g, (g + 1 + rnd.nextInt(n - 1)) % n, sim.knobs.channelFaults);
+    } else if (e < 900) {
+      SimGroups.Group gr = sim.grp[rnd.nextInt(n)];
+      SimGroups.Replica r = gr.reps[rnd.nextInt(SimGroups.REPLICAS)];
+      sim.catchUp(r, r.applied + 1 + rnd.nextInt(6));
+    } else if (e < 900 + leaderChangePermille) {
       sim.changeLeader(rnd.nextInt(n));
-    } else if (e < 37) {
+    } else if (e < 925 + lc) {
       int g = rnd.nextInt(n);
-      sim.deliverFailure(g, (g + 1 + rnd.nextInt(n - 1)) % n);
-    } else if (e < 38) {
+      sim.restore(g, rnd.nextInt(SimGroups.REPLICAS), rnd.nextInt(3));
+    } else if (e < 950 + lc) {
+      sim.takeSnapshot(rnd.nextInt(n));
+    } else if (e < 965 + lc) {
+      sim.silenceDeposed(rnd.nextInt(n));
+    } else if (e < 975 + lc) {
       sim.assertReplicasEqual(rnd.nextInt(n), "at step " + steps);
-    } else {
-      int g = rnd.nextInt(n);
-      sim.ship(g, (g + 1 + rnd.nextInt(n - 1)) % n, true, rnd.nextInt(5) == 0);
     }
   }
 
-  void newMessage() {
-    int c = rnd.nextInt(clientIds.length);
-    long seq = nextSeq[c]++;
+  /** A new message from a random client through a random node. */
+  MsgInfo newMessage() {
     int r = rnd.nextInt(100);
     int k = Math.min(n, r < 30 ? 1 : r < 65 ? 2 : r < 85 ? 3 : n);
     List<Integer> idx = new ArrayList<>();
@@ -168,171 +246,123 @@ final class SimWorkload implements SimGroups.ReplySink {
       idx.add(i);
     }
     Collections.shuffle(idx, rnd);
+    if (k == 1 && rnd.nextBoolean()) {
+      idx.set(0, 0); // g0 is a hot group: its clock runs ahead of the others' (real time needs the gate then)
+    }
     GroupId[] dests = new GroupId[k];
     for (int i = 0; i < k; i++) {
       dests[i] = sim.gid(idx.get(i));
     }
     Arrays.sort(dests);
-    GroupId reply = dests[rnd.nextInt(k)];
     long mode = rnd.nextInt(3) == 0 ? SimDeliverer.PLAIN : rnd.nextInt(SimDeliverer.MODES);
+    return newMessage(rnd.nextInt(clientIds.length), dests, dests[rnd.nextInt(k)], mode,
+        k > 1 && rnd.nextInt(100) < partialPct, rnd.nextInt(SimGroups.REPLICAS));
+  }
+
+  /** A new message: submitted to every destination (or, {@code partial}, to some), waited for at {@code node}. */
+  MsgInfo newMessage(int c, GroupId[] dests, GroupId reply, long mode, boolean partial, int node) {
+    long seq = nextSeq[c]++;
     byte[] payload = sim.codec.encode(new long[] {++token, mode});
-    MsgId id = MsgId.valueOf(clientIds[c], seq, rnd.nextInt(8) == 0 ? 1 : 0);
+    MsgId id = MsgId.valueOf(clientIds[c], seq, 0);
     unfinished.get(c).add(seq);
     Start s = new Start(id, dests, reply, payload, watermark(c));
-    msgs.put(id, new MsgInfo(s, c));
+    MsgInfo mi = new MsgInfo(s, c, ++sim.logical);
+    msgs.put(id, mi);
     order.add(id);
-    boolean any = false;
-    for (GroupId d : dests) {
-      if (rnd.nextBoolean()) {
-        submit(sim.idx(d), s);
-        any = true;
+    sim.waitAt(sim.idx(reply), node, id);
+    if (partial) {
+      mi.partial = true;
+      partials++;
+      List<GroupId> some = new ArrayList<>(Arrays.asList(dests));
+      Collections.shuffle(some, rnd);
+      int keep = 1 + rnd.nextInt(dests.length - 1);
+      for (GroupId d : some.subList(0, keep)) {
+        sim.grp[sim.idx(d)].starts.add(s);
+      }
+    } else {
+      for (GroupId d : dests) {
+        sim.grp[sim.idx(d)].starts.add(s);
       }
     }
-    if (!any) {
-      submit(sim.idx(dests[rnd.nextInt(k)]), s);
-    }
+    return mi;
   }
 
-  /** Resubmits a started message (a client resend or a delayed duplicate) to one destination. */
-  void duplicate() {
+  /** The client gives up on a message: its watermark may pass it; no reply is owed. */
+  void abandon(MsgInfo mi) {
+    mi.abandoned = true;
+    unfinished.get(mi.client).remove(mi.start.id().seq());
+  }
+
+  /** A client resends a message through a node (maybe another one): a duplicate Start under the same id. */
+  void resend() {
     MsgInfo mi = msgs.get(order.get(rnd.nextInt(order.size())));
+    if (mi.finalReply != null && !lazy[mi.client]) {
+      return; // the client has its reply and moved on
+    }
+    resend(mi, rnd.nextInt(SimGroups.REPLICAS), rnd.nextBoolean());
+  }
+
+  void resend(MsgInfo mi, int node, boolean everywhere) {
     Start s = mi.start;
-    GroupId d = rnd.nextBoolean() ? s.replyGroup() : s.dests()[rnd.nextInt(s.dests().length)];
-    submit(sim.idx(d), new Start(s.id(), s.dests(), s.replyGroup(), s.payload(), watermark(mi.client)));
-    dupsSubmitted++;
-  }
-
-  void submit(int g, Start s) {
-    buffers.get(g).add(s);
-    if (rnd.nextBoolean()) {
-      flush(g);
+    Start again = new Start(s.id(), s.dests(), s.replyGroup(), s.payload(), watermark(mi.client));
+    resends++;
+    if (mi.finalReply == null) {
+      sim.waitAt(sim.idx(s.replyGroup()), node, s.id());
     }
-  }
-
-  void flush(int g) {
-    List<Start> b = buffers.get(g);
-    if (b.isEmpty() && rnd.nextInt(4) != 0) {
-      return;
-    }
-    Start[] starts = b.toArray(new Start[0]);
-    b.clear();
-    sim.apply(g, new StartBatch(time + rnd.nextInt(11) - 5, starts));
-  }
-
-  void flushAll() {
-    for (int g = 0; g < n; g++) {
-      if (!buffers.get(g).isEmpty()) {
-        flush(g);
-      }
+    for (GroupId d : everywhere ? s.dests() : new GroupId[] {s.replyGroup()}) {
+      sim.grp[sim.idx(d)].starts.add(again);
     }
   }
 
   @Override
-  public void replies(GroupId g, Object entry, List<Ev> events) {
-    lastEvents = events;
-    if (entry instanceof StartBatch b) {
-      for (Start s : b.starts()) {
-        msgs.get(s.id()).submitted++;
-      }
+  public void released(int g, int node, MsgId id, StoredReply reply) {
+    MsgInfo mi = msgs.get(id);
+    if (mi == null) {
+      fail(sim.gid(g) + " releases a reply for a message that was never started: " + id);
     }
-    for (Ev ev : events) {
-      MsgInfo mi = msgs.get(ev.id());
-      if (mi == null) {
-        fail(g + " replies for a message that was never started: " + ev.id());
+    Status status = reply.status();
+    if (status == Status.STALE) {
+      if (mi.finalReply == null) {
+        fail(sim.gid(g) + " answers STALE for unfinished " + id);
       }
-      Status status = ev.reply().status();
-      if (status == Status.STALE) {
-        assertTrue(mi.finalReply != null, () -> g + " answers STALE for unfinished " + ev.id());
-        assertTrue(carries(entry, ev.id()), () -> g + " answers STALE for " + ev.id() + " without a Start of it");
-        stales++;
-      } else if (status == Status.OK) {
-        assertEquals(mi.start.replyGroup(), g, () -> "a reply for " + ev.id() + " from a group other than its reply group");
-        if (mi.finalReply == null) {
-          mi.finalReply = ev;
-          checkStarted(g, mi);
-          unfinished.get(mi.client).remove(ev.id().seq());
-        } else {
-          assertTrue(carries(entry, ev.id()), () -> g + " replies a second time for " + ev.id()
-              + " though the entry does not resubmit it");
-          assertTrue(ev.same(mi.finalReply), () -> g + " re-answers " + ev.id() + " with another reply");
-          mi.reanswers++;
-          reanswers++;
+      stales++;
+      return;
+    }
+    if (status != Status.OK && status != Status.ERROR) {
+      fail(sim.gid(g) + " answers " + id + " with " + status + ": " + reply.error());
+    }
+    if (!sim.gid(g).equals(mi.start.replyGroup())) {
+      fail("a reply for " + id + " from " + sim.gid(g) + ", not its reply group");
+    }
+    mi.releases++;
+    if (mi.finalReply == null) {
+      mi.finalReply = reply;
+      mi.releasedAt = sim.logical;
+      unfinished.get(mi.client).remove(id.seq());
+      sim.waiters.remove(id); // the client has its answer and stops waiting elsewhere
+      for (SimGroups.Replica r : sim.grp[g].reps) {
+        r.gate.remove(id);
+      }
+      if (checkBegunAtRelease && status == Status.OK && mi.start.dests().length > 1) {
+        for (GroupId d : mi.start.dests()) {
+          boolean begun = sim.everStarted.get(sim.idx(d)).contains(id);
+          for (SimGroups.Replica r : sim.grp[sim.idx(d)].reps) {
+            begun |= !(r.state.app() instanceof SimDeliverer);
+          }
+          if (!begun) {
+            fail("real time: the reply of " + id + " is released before any replica of " + d + " began it; it said"
+                + " started: " + sim.evidence.get(d + " " + id) + "; its leader now: " + sim.grp[sim.idx(d)].lead().state
+                .describe(id));
+          }
         }
-      } else if (status == Status.EXPIRED && sim.expiryMs < SimGroups.NO_EXPIRY && carries(entry, ev.id())) {
-        refusals++; // DESIGN Appendix A: a Start from an expired client gets an error reply
-        mi.expired++;
-      } else {
-        fail(g + " answers " + ev.id() + " with status " + status + ": " + ev.reply().error());
       }
+    } else if (status != mi.finalReply.status() || !Arrays.equals(reply.body(), mi.finalReply.body())) {
+      fail("exactly-once: " + id + " answered twice with different replies");
     }
   }
 
-  private static boolean carries(Object entry, MsgId id) {
-    if (entry instanceof StartBatch b) {
-      for (Start s : b.starts()) {
-        if (s.id().equals(id)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** Execution atomicity: the reply is final only once every destination has begun executing. */
-  private void checkStarted(GroupId g, MsgInfo mi) {
-    for (GroupId d : mi.start.dests()) {
-      for (int r = 0; r < SimGroups.REPLICAS; r++) {
-        if (!sim.replicas[sim.idx(d)][r].app.hasExecuted(mi.start.id())) {
-          fail(g + " releases the reply for " + mi.start.id() + " before " + d + " (replica " + r
-              + ") has begun executing it");
-        }
-      }
-    }
-  }
-
-  /**
-   * After the drain, resubmits finished messages: to the reply group it must re-answer the
-   * recorded reply (or STALE once the client's watermark passed it); elsewhere it answers nothing;
-   * nowhere is it executed again.
-   */
-  void resubmitFinished() {
-    for (MsgId id : order) {
-      MsgInfo mi = msgs.get(id);
-      if (mi.refusedEverywhere()) {
-        continue; // never started: a resubmission would be a new message, not a finished one
-      }
-      Start s = mi.start;
-      int d = sim.idx(rnd.nextInt(3) == 0 ? s.dests()[rnd.nextInt(s.dests().length)] : s.replyGroup());
-      ClientTable.ClientRecord rec = sim.lead(d).clients.get(id.client());
-      // The client's record expired at d (a record recreated since by a proposal only knows the
-      // messages learned after that): d cannot tell whether it executed the message, so it must
-      // refuse it EXPIRED.
-      boolean expiredHere = sim.lead(d).clients.tombstones.containsKey(id.client())
-          && (rec == null || !rec.delivered.contains(id));
-      long wm = watermark(mi.client);
-      boolean stale = rec != null && id.seq() < Math.max(rec.watermark, wm);
-      int executed = ((SimDeliverer) sim.lead(d).app()).delivered().size();
-      sim.apply(d, new StartBatch(time, new Start[] {new Start(id, s.dests(), s.replyGroup(), s.payload(), wm)}));
-      List<Ev> evs = lastEvents;
-      if (expiredHere) {
-        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == Status.EXPIRED,
-            () -> "a resubmitted " + id + " of a client expired at " + sim.gid(d) + " must be refused EXPIRED, got "
-                + evs);
-      } else if (rec == null) {
-        // The client's record and its tombstone expired here: it may be refused, never executed again.
-        assertTrue(evs.size() <= 1, () -> "a resubmitted " + id + " of an expired client answers " + evs);
-      } else if (stale) {
-        assertTrue(evs.size() == 1 && evs.get(0).reply().status() == Status.STALE,
-            () -> "a resubmitted " + id + " below the watermark must be answered STALE, got " + evs);
-      } else if (sim.gid(d).equals(s.replyGroup())) {
-        assertTrue(evs.size() == 1 && evs.get(0).same(mi.finalReply),
-            () -> "a resubmitted finished " + id + " must be re-answered with its reply, got " + evs);
-      } else {
-        assertTrue(evs.isEmpty(), () -> "a resubmitted " + id + " at a non-reply group answers " + evs);
-      }
-      assertEquals(0, sim.lead(d).pendingCount(), () -> "a resubmitted finished " + id + " became pending again");
-      assertEquals(executed, ((SimDeliverer) sim.lead(d).app()).delivered().size(),
-          () -> "a resubmitted finished " + id + " was executed again");
-    }
+  /** The simulated time's unit of the exchange, for schedules. */
+  static long tPull() {
+    return Exchange.T_PULL_NANOS;
   }
 }
