@@ -110,8 +110,8 @@ public final class Exchange {
     final long since;
     long nextPull;
     long pullInterval = T_PULL_NANOS;
-    long lastDecide = Long.MIN_VALUE / 4;
-    long lastForward = Long.MIN_VALUE / 4;
+    long lastDecide = Long.MIN_VALUE;
+    long lastForward = Long.MIN_VALUE;
     boolean pushed;
     final TreeMap<GroupId, Component> held = new TreeMap<>();
 

@@ -128,21 +128,35 @@ final class ChannelItems {
    * its component (a leader reads it from {@link Retention.Entry#logged}).
    */
   private void applyConflict(GroupId from, Conflict c) {
-    Msg m = c.id() == null ? null : g.order.get(c.id());
+    if (c.id() == null) {
+      return;
+    }
+    Msg m = g.order.get(c.id());
+    Retention.Entry e = g.retention.get(c.id());
+    if (e != null) {
+      // The sender holds (or held) another version and will never send this version's Decided
+      // nor its Propose: its Conflict stands for its acknowledgement, so retention can end
+      // (rule 8; the simulation's finding 4).
+      e.otherVersions.add(from);
+      e.acked.add(from);
+      if (m != null && m.finalTs < 0 && Arrays.binarySearch(m.start.dests(), from) >= 0) {
+        e.logged.putIfAbsent(from, c.ts());
+      }
+    }
     if (m == null) {
-      LOG.error("{}: dropping a conflict from {} for {}, which is not pending here", g.self, from, c.id());
+      if (e == null) {
+        // A Conflict may answer this group's Decided after this group dropped the message
+        // (another version there): nothing left to do.
+        LOG.debug("{}: a conflict from {} for {}, which is no longer here", g.self, from, c.id());
+      }
+      g.retention.dropIfDone(e);
       return;
     }
     LOG.error("{}: {} holds another message with the id {}; it will not be executed", g.self, from, c.id());
     m.conflict = true;
-    Retention.Entry e = g.retention.get(c.id());
-    if (e != null) {
-      e.otherVersions.add(from);
-      if (Arrays.binarySearch(m.start.dests(), from) >= 0) {
-        e.logged.putIfAbsent(from, c.ts());
-      }
-    }
+    g.retention.dropIfDone(e);
   }
+
 
   /**
    * Another destination ended a message without executing it (review N4; see {@link

@@ -3,6 +3,7 @@ package io.eyrie.multicast.internal.state;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire.Component;
+import io.eyrie.multicast.internal.Wire.Conflict;
 import io.eyrie.multicast.internal.Wire.Decided;
 import io.eyrie.multicast.internal.Wire.Decision;
 import io.eyrie.multicast.internal.Wire.Forward;
@@ -51,6 +52,16 @@ final class Decisions {
       return;
     }
     Retention.Entry e = g.retention.get(d.id());
+    if (from != null && e == null && !sameVersionHere(d)) {
+      // No entry: this group holds another version of the message (single-destination, or dropped
+      // from retention), or never knew this one (a destination's Decided reaches it only after it gave its own
+      // component, which needs an entry, and before it drops that entry). The sender would wait
+      // for ever for this group's acknowledgement: answer with a Conflict, which stands for it
+      // (finding 4 of the simulation). Once per (message, sender): a sender decides once.
+      markConflict(d.id());
+      g.outboxes.send(from, new Conflict(d.id(), g.order.clock));
+      return;
+    }
     if (from != null && e != null) {
       e.acked.add(from);
       if (d.digest() != e.digest) {
@@ -96,6 +107,15 @@ final class Decisions {
       }
     }
     g.retention.dropIfDone(e);
+  }
+
+  /** True if this group holds the decision's version of its message (pending or queued here). */
+  private boolean sameVersionHere(Decision d) {
+    Msg m = g.order.get(d.id());
+    if (m == null) {
+      m = g.exec.queued(d.id());
+    }
+    return m != null && m.start.digest() == d.digest();
   }
 
   /** Marks a message with a reused id conflicting wherever it is here (not started: not executed). */

@@ -115,7 +115,11 @@ class GroupStateSimulationTest {
       String got = caught;
       System.out.println("control " + c[0] + " caught at " + (got == null ? null : got.lines().findFirst().orElse("")));
       org.junit.jupiter.api.Assertions.assertNotNull(got, "the random schedules never caught control " + c[0]);
-      assertTrue(got.contains(c[1]), () -> "control " + c[0] + " caught by another check: " + got);
+      // Dropping retention at delivery is caught by the rule 8 check, or first by real time: a
+      // destination's Decided then finds no entry where the message finished, and is answered
+      // with a Conflict as if another version were there (finding 4's acknowledgement).
+      boolean expected = got.contains(c[1]) || c[0].equals("dropAtDelivery") && got.contains("real time");
+      assertTrue(expected, () -> "control " + c[0] + " caught by another check: " + got);
     }
   }
 
