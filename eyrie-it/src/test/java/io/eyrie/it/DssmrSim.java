@@ -140,11 +140,14 @@ final class DssmrSim {
     return !items.isEmpty();
   }
 
-  /** Ships every channel that is not held until nothing moves. */
+  /**
+   * Ships every channel that is not held, and lets the groups decide (design 4.3.1: a held
+   * channel also keeps its sender's timestamps from its receiver), until nothing moves.
+   */
   void settle() {
     boolean moved = true;
     while (moved) {
-      moved = false;
+      moved = SimGroup.decideAll(groups, (from, to) -> !held.contains(from + ">" + to));
       for (GroupId a : groups.keySet()) {
         for (GroupId b : groups.keySet()) {
           if (!a.equals(b)) {

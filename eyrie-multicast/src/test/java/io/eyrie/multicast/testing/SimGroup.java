@@ -12,20 +12,25 @@ import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.Wire.StartBatch;
+import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.state.GroupState;
 import io.eyrie.multicast.internal.state.GroupStateSnapshot;
 import io.eyrie.multicast.internal.state.StateListener;
 import io.eyrie.multicast.internal.state.StoredReply;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 
 /**
  * One replica of a group driven by hand, for deterministic simulations of a cluster in other
  * modules' tests (eyrie-it's {@code DssmrSim}): the real group state of eyrie-multicast, with the
  * application a {@link DelivererFactory} creates, behind the few operations a simulation needs.
- * The test applies the log entries a node would (a client's submission, a channel batch), moves
- * items between the outboxes by hand, and replaces a replica by one restored from its snapshot.
+ * The test applies the log entries a node would (a client's submission, a channel batch, the
+ * leaders' decisions: {@link #decideAll}), moves items between the outboxes by hand, and
+ * replaces a replica by one restored from its snapshot.
  * No threads, no time, no Ratis. The simulation of eyrie-multicast's own tests ({@code SimGroups})
  * uses the internals directly.
  */
@@ -144,6 +149,64 @@ public final class SimGroup {
    */
   public void receive(GroupId from, long firstSeq, List<Object> items, long ack) {
     state.apply(new ChannelBatch(from, firstSeq, items.toArray(), ack));
+  }
+
+  /**
+   * Does what the groups' leaders do off the log (design 4.3.1) in one step, with every
+   * component seen at once: for each message undecided at a group whose other destinations all
+   * hold their component of it and are {@code visible} to that group ({@code visible.test(h, g)}:
+   * h's component reaches g), the group logs its decision; a destination that does not know the
+   * message at all (its start never reached it) is sent the message by a logged forward instead.
+   * Returns true if anything was logged.
+   */
+  public static boolean decideAll(Map<GroupId, SimGroup> groups, BiPredicate<GroupId, GroupId> visible) {
+    boolean moved = false;
+    for (Map.Entry<GroupId, SimGroup> e : groups.entrySet()) {
+      GroupId g = e.getKey();
+      GroupState s = e.getValue().state;
+      for (Map.Entry<MsgId, GroupId[]> u : s.undecided().entrySet()) {
+        MsgId id = u.getKey();
+        GroupId[] dests = u.getValue();
+        Wire.Component own = s.component(id);
+        if (own == null) {
+          continue;
+        }
+        long[] ts = new long[dests.length];
+        boolean conflict = false;
+        boolean complete = true;
+        List<GroupId> unknowing = new ArrayList<>();
+        for (int i = 0; i < dests.length; i++) {
+          GroupId h = dests[i];
+          if (h.equals(g)) {
+            ts[i] = own.lts();
+            continue;
+          }
+          SimGroup other = groups.get(h);
+          Wire.Component c = other == null ? null : other.state.component(id);
+          if (c == null) {
+            complete = false;
+            if (other != null && other.state.undecidedDests(id) == null && !s.forwardedTo(id).contains(h)
+                && visible.test(g, h)) {
+              unknowing.add(h);
+            }
+          } else if (!visible.test(h, g)) {
+            complete = false;
+          } else {
+            ts[i] = c.lts();
+            conflict |= c.digest() != own.digest();
+          }
+        }
+        if (complete) {
+          s.apply(new StartBatch(-1, null, new Wire.Decision[] {new Wire.Decision(id, dests, ts, own.digest(), conflict)},
+              null));
+          moved = true;
+        } else if (!unknowing.isEmpty()) {
+          s.apply(new StartBatch(-1, null, null, new Wire.Forward[] {new Wire.Forward(id, unknowing.toArray(new GroupId[0]))}));
+          moved = true;
+        }
+      }
+    }
+    return moved;
   }
 
   /** Returns the number of delivered messages whose execution has not finished. */
