@@ -97,13 +97,13 @@ public record Identity(String name, Role role) {
    * @throws IllegalArgumentException if the subject has no single valid name and role
    */
   public static Identity of(X509Certificate certificate) {
-    X500Principal subject = certificate.getSubjectX500Principal();
+    String subject = certificate.getSubjectX500Principal().getName(X500Principal.RFC2253);
     String cn = null;
     Role role = null;
     int cns = 0;
     int roles = 0;
     try {
-      for (Rdn rdn : new LdapName(subject.getName(X500Principal.RFC2253)).getRdns()) {
+      for (Rdn rdn : new LdapName(subject).getRdns()) {
         String type = rdn.getType();
         String value = String.valueOf(rdn.getValue());
         if (type.equalsIgnoreCase("CN")) {
@@ -117,12 +117,12 @@ public record Identity(String name, Role role) {
     } catch (InvalidNameException e) {
       throw new IllegalArgumentException("unreadable certificate subject '" + subject + "'", e);
     }
-    if (cns != 1 || !validName(cn)) {
-      throw new IllegalArgumentException("certificate '" + subject + "' has no single valid CN to name an identity");
-    }
     if (roles != 1) {
       throw new IllegalArgumentException("certificate '" + subject
           + "' has no single role in its OU (one of node, admin, client)");
+    }
+    if (cns != 1 || !validName(cn)) {
+      throw new IllegalArgumentException("certificate '" + subject + "' has no single valid CN to name an identity");
     }
     return new Identity(cn, role);
   }

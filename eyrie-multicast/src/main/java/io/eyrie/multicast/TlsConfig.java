@@ -228,7 +228,7 @@ public final class TlsConfig {
     }
     if (!matches(key, cert)) {
       throw new IllegalArgumentException(file + ": the private key does not belong to the certificate "
-          + cert.getSubjectX500Principal());
+          + cert.getSubjectX500Principal().getName());
     }
     return key;
   }
