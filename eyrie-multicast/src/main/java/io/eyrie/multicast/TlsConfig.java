@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Objects;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Mutual TLS for one process: the CA it trusts, its certificate and its private key, PEM files
@@ -39,9 +41,13 @@ import javax.net.ssl.SSLException;
  * #newServerEngine()}) requires a client certificate; a client ({@link #newClientEngine(String,
  * int)}) checks that the server's certificate names the host it dialled.
  *
+ * <p>A certificate that has expired, or is not valid yet, is logged as a warning, not refused:
+ * the peers refuse it.
+ *
  * <p>This is the foundation of issue 28's mutual TLS; the endpoints do not take it yet.
  */
 public final class TlsConfig {
+  private static final Logger LOG = LoggerFactory.getLogger(TlsConfig.class);
   private static final String KEY_BEGIN = "-----BEGIN PRIVATE KEY-----";
   private static final String KEY_END = "-----END PRIVATE KEY-----";
 
@@ -65,6 +71,13 @@ public final class TlsConfig {
       this.identity = Identity.of(chain.get(0));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(certFile + ": " + e.getMessage(), e);
+    }
+    try {
+      chain.get(0).checkValidity();
+    } catch (java.security.cert.CertificateExpiredException | java.security.cert.CertificateNotYetValidException e) {
+      // Not refused here (a peer decides), but every peer will refuse it: say so once.
+      LOG.warn("{}: the certificate of {} is not valid now ({}); peers will refuse it", certFile, identity,
+          e.getMessage());
     }
     try {
       this.server = Tls.server(key, chain, trusted);

@@ -107,6 +107,7 @@ final class CertsCommand implements Command {
     for (Path f : written) {
       out.println("  " + f);
     }
+    out.println("Each process needs ca.pem and its own NAME.pem and NAME-key.pem; keep ca-key.pem off the nodes.");
     return 0;
   }
 

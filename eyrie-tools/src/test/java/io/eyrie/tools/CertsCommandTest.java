@@ -61,6 +61,15 @@ class CertsCommandTest {
     String[] badName = run("certs", "--out", "x", "--client", "a b");
     assertEquals("2", badName[0]);
     assertTrue(badName[2].contains("invalid client name 'a b'"), badName[2]);
+    String[] badDays = run("certs", "--out", "x", "--client", "app", "--days", "0");
+    assertEquals("2", badDays[0]);
+    assertTrue(badDays[2].contains("option --days must be between 1 and 36500, got 0"), badDays[2]);
+    String[] badHost = run("certs", "--out", "x", "--nodes", "1", "--hosts", "no_such host");
+    assertEquals("2", badHost[0]);
+    assertTrue(badHost[2].contains("invalid host 'no_such host'"), badHost[2]);
+    String[] empty = run("certs", "--out", "x", "--nodes", "1,,2");
+    assertEquals("2", empty[0]);
+    assertTrue(empty[2].contains("option --nodes has an empty item"), empty[2]);
   }
 
   @Test
