@@ -12,6 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -21,6 +22,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.EncoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -164,6 +166,7 @@ public final class ClientEndpoint implements AutoCloseable {
         .option(ChannelOption.SO_BACKLOG, 256)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .handler(new Admission(limits, counters))
         .childHandler(initializer(codec, handler, limits, counters));
     ChannelFuture bound = b.bind(host, port).awaitUninterruptibly();
     if (!bound.isSuccess()) {
@@ -217,7 +220,9 @@ public final class ClientEndpoint implements AutoCloseable {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
-        if (!admit(ch, codec, limits, counters)) {
+        String refusal = ch.attr(REFUSAL).get();
+        if (refusal != null) {
+          refuse(ch, codec, refusal);
           return;
         }
         FrameCodec.addFraming(ch.pipeline(), codec, limits.maxFrameBytes(), limits.frameIdleTimeoutMs())
@@ -226,49 +231,72 @@ public final class ClientEndpoint implements AutoCloseable {
     };
   }
 
+  /** Why a connection was refused at accept; set by {@link Admission}, answered by the connection's initializer. */
+  private static final AttributeKey<String> REFUSAL = AttributeKey.valueOf(ClientEndpoint.class, "refusal");
+
   /**
-   * Counts a new connection against the node's and its address's caps; over either, answers it
-   * UNAVAILABLE with request id -1, closes it and returns false. The open connections are not
-   * touched.
+   * Counts each accepted connection against the node's and its address's caps, on the accepting
+   * thread and in the order of acceptance; one over either cap is marked refused (answered
+   * UNAVAILABLE with request id -1 and closed as soon as it is set up). The open connections are
+   * not touched.
    */
-  private static boolean admit(Channel ch, Codec codec, Limits limits, Counters counters) {
-    SocketAddress remote = ch.remoteAddress();
-    InetAddress address = remote instanceof InetSocketAddress isa ? isa.getAddress() : null;
-    if (counters.connections.incrementAndGet() > limits.maxConnections()) {
-      counters.connections.decrementAndGet();
-      counters.refusedNodeCap.incrementAndGet();
-      counters.warnings.warn("connection cap", "{}: refused, the node has {} client connections open (cap {})",
-          remote, limits.maxConnections(), limits.maxConnections());
-      refuse(ch, codec, "the node has " + limits.maxConnections() + " client connections open");
-      return false;
+  private static final class Admission extends ChannelInboundHandlerAdapter {
+    private final Limits limits;
+    private final Counters counters;
+
+    Admission(Limits limits, Counters counters) {
+      this.limits = limits;
+      this.counters = counters;
     }
-    if (address != null) {
-      boolean[] over = new boolean[1];
-      counters.perAddress.compute(address, (a, n) -> {
-        int open = n == null ? 0 : n;
-        if (open >= limits.maxConnectionsPerAddress()) {
-          over[0] = true;
-          return n;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof Channel ch) {
+        String refusal = admit(ch);
+        if (refusal != null) {
+          ch.attr(REFUSAL).set(refusal);
         }
-        return open + 1;
-      });
-      if (over[0]) {
-        counters.connections.decrementAndGet();
-        counters.refusedAddressCap.incrementAndGet();
-        counters.warnings.warn("address cap", "{}: refused, {} client connections from that address are open (cap {})",
-            remote, limits.maxConnectionsPerAddress(), limits.maxConnectionsPerAddress());
-        refuse(ch, codec, "the node has " + limits.maxConnectionsPerAddress() + " client connections open from "
-            + address.getHostAddress());
-        return false;
       }
+      ctx.fireChannelRead(msg);
     }
-    ch.closeFuture().addListener(f -> {
-      counters.connections.decrementAndGet();
-      if (address != null) {
-        counters.perAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+
+    private String admit(Channel ch) {
+      SocketAddress remote = ch.remoteAddress();
+      InetAddress address = remote instanceof InetSocketAddress isa ? isa.getAddress() : null;
+      if (counters.connections.incrementAndGet() > limits.maxConnections()) {
+        counters.connections.decrementAndGet();
+        counters.refusedNodeCap.incrementAndGet();
+        counters.warnings.warn("connection cap", "{}: refused, the node has {} client connections open (cap {})",
+            remote, limits.maxConnections(), limits.maxConnections());
+        return "the node has " + limits.maxConnections() + " client connections open";
       }
-    });
-    return true;
+      if (address != null) {
+        boolean[] over = new boolean[1];
+        counters.perAddress.compute(address, (a, n) -> {
+          int open = n == null ? 0 : n;
+          if (open >= limits.maxConnectionsPerAddress()) {
+            over[0] = true;
+            return n;
+          }
+          return open + 1;
+        });
+        if (over[0]) {
+          counters.connections.decrementAndGet();
+          counters.refusedAddressCap.incrementAndGet();
+          counters.warnings.warn("address cap", "{}: refused, {} client connections from that address are open (cap {})",
+              remote, limits.maxConnectionsPerAddress(), limits.maxConnectionsPerAddress());
+          return "the node has " + limits.maxConnectionsPerAddress() + " client connections open from "
+              + address.getHostAddress();
+        }
+      }
+      ch.closeFuture().addListener(f -> {
+        counters.connections.decrementAndGet();
+        if (address != null) {
+          counters.perAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+        }
+      });
+      return null;
+    }
   }
 
   /** Answers a refused connection once, without reading it, and closes it. */
