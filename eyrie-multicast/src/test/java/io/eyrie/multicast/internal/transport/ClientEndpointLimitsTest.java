@@ -188,6 +188,47 @@ class ClientEndpointLimitsTest {
   }
 
   @Test
+  void aConnectionHeldBackByTheNodeIsNotTimedOutForItsHalfFrame() throws Exception {
+    int timeoutMs = 300;
+    CompletableFuture<Wire.ClientReply> first = new CompletableFuture<>();
+    RequestHandler parking = new Echo() {
+      @Override
+      public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest q) {
+        return q.requestId() == 1 ? first : super.query(q);
+      }
+    };
+    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, parking,
+        limits(NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs).maxInFlightPerConnection(1)));
+        Conn c = new Conn(ep.port())) {
+      byte[] one = CODEC.encode(new Wire.QueryRequest(1, P0, CODEC.encode(1L)));
+      byte[] two = CODEC.encode(new Wire.QueryRequest(2, P0, CODEC.encode(2L)));
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + one.length + two.length);
+      b.putInt(one.length).put(one).putInt(two.length).put(two);
+      byte[] both = b.array();
+      int cut = 4 + one.length + 4 + 2;
+      // Request 1 (which the handler keeps unanswered, filling the bound of 1) and the start of
+      // request 2, in one write: the node stops reading with part of a frame in hand.
+      c.out.write(both, 0, cut);
+      c.out.flush();
+      Waits.until(Duration.ofSeconds(10), () -> ep.stats().readPauses() == 1, () -> "the bound of 1 reached");
+      c.socket.setSoTimeout(4 * timeoutMs);
+      assertFalse(c.closedByPeer(), "not read by the node's choice: its half frame is not the client's idleness");
+      c.socket.setSoTimeout(10_000);
+      first.complete(new Wire.ClientReply(0, Status.OK, CODEC.encode(1L), null, 0));
+      Wire.ClientReply r1 = c.receive();
+      assertNotNull(r1);
+      assertEquals(1, r1.requestId());
+      c.out.write(both, cut, both.length - cut);
+      c.out.flush();
+      Wire.ClientReply r2 = c.receive();
+      assertNotNull(r2);
+      assertEquals(2, r2.requestId());
+      assertEquals(Status.OK, r2.status());
+      assertEquals(0, ep.stats().frameTimeouts());
+    }
+  }
+
+  @Test
   void connectionsOverTheAddressCapAreRefusedWhileOpenOnesKeepWorking() throws Exception {
     try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, new Echo(),
         limits(NodeOptions.newBuilder().maxClientConnectionsPerAddress(2).maxClientConnections(3)))) {
