@@ -1,5 +1,8 @@
 package io.eyrie.core;
 
+import static io.eyrie.multicast.testing.TestGroups.ORACLE;
+import static io.eyrie.multicast.testing.TestGroups.P0;
+import static io.eyrie.multicast.testing.TestGroups.P1;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,6 +30,7 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.testing.FakeExecutionContext;
+import io.eyrie.multicast.testing.TestGroups;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,15 +43,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(10)
 class PartitionServerTest {
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final ClusterConfig CLUSTER = ClusterConfig.parse("""
-      node 1 127.0.0.1 raft=1 client=2
-      group oracle oracle 1
-      group p0 partition 1
-      group p1 partition 1
-      """);
+  static final ClusterConfig CLUSTER = TestGroups.oneNode(2);
 
   /** A counter object. */
   static final class Counter extends PRObject {

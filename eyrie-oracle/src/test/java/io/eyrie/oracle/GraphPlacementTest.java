@@ -18,6 +18,7 @@ import io.eyrie.core.protocol.Prophecy;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.testing.FakeExecutionContext;
+import io.eyrie.multicast.testing.TestGroups;
 import io.eyrie.oracle.placement.PlacementPlanner;
 import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
@@ -33,21 +34,21 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class GraphPlacementTest {
-  static final GroupId P0 = OracleServerTest.P0;
-  static final GroupId P1 = OracleServerTest.P1;
+  static final GroupId P0 = TestGroups.P0;
+  static final GroupId P1 = TestGroups.P1;
 
   final Codec codec = OracleServerTest.eyrieCodec();
 
   OracleStateMachine graphOracle() {
     OracleStateMachine o = new OracleStateMachine(OracleStateMachine.Placement.GRAPH);
-    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerTest.CLUSTER, codec);
     return o;
   }
 
   /** Creates an object at a partition, as the protocol does (the partition's Begun, then the verdict). */
   void create(OracleStateMachine o, long id, GroupId at) {
-    FakeExecutionContext c = new FakeExecutionContext(codec, OracleServerTest.ORACLE,
-        new CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, OracleServerTest.ORACLE, at);
+    FakeExecutionContext c = new FakeExecutionContext(codec, TestGroups.ORACLE,
+        new CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, TestGroups.ORACLE, at);
     o.deliver(c);
     c.receive(at, new Begun(at));
     o.resume(c);
@@ -241,7 +242,7 @@ class GraphPlacementTest {
   @Test
   void thePapersRuleIsTheDefault() {
     OracleStateMachine o = new OracleStateMachine();
-    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerTest.CLUSTER, codec);
     assertEquals(OracleStateMachine.Placement.PAPER, o.placement());
     assertNull(serverOf(o).graphPlacement());
     create(o, 1, P0);

@@ -1,5 +1,9 @@
 package io.eyrie.oracle;
 
+import static io.eyrie.multicast.testing.TestGroups.ORACLE;
+import static io.eyrie.multicast.testing.TestGroups.P0;
+import static io.eyrie.multicast.testing.TestGroups.P1;
+import static io.eyrie.multicast.testing.TestGroups.P2;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,6 +30,7 @@ import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.testing.FakeExecutionContext;
+import io.eyrie.multicast.testing.TestGroups;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -37,15 +42,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(10)
 class OracleServerTest {
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final ClusterConfig CLUSTER = ClusterConfig.parse("""
-      node 1 127.0.0.1 raft=1 client=2
-      group oracle oracle 1
-      group p0 partition 1
-      group p1 partition 1
-      """);
+  static final ClusterConfig CLUSTER = TestGroups.oneNode(2);
 
   final Codec codec = eyrieCodec();
 
@@ -306,8 +303,6 @@ class OracleServerTest {
     assertEquals(Long.valueOf(1), r.load().get(P0));
     assertArrayEquals(snap, r.snapshot());
   }
-
-  static final GroupId P2 = GroupId.valueOf("p2");
 
   /**
    * Applies a partition change as the log would: a message to the oracle and every partition,

@@ -10,6 +10,7 @@ import io.eyrie.core.protocol.PlanMoves;
 import io.eyrie.core.protocol.PlanReq;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.testing.TestGroups;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -23,9 +24,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(10)
 class OracleSnapshotTest {
-  static final GroupId P0 = OracleServerTest.P0;
-  static final GroupId P1 = OracleServerTest.P1;
-  static final GroupId P2 = OracleServerTest.P2;
+  static final GroupId P0 = TestGroups.P0;
+  static final GroupId P1 = TestGroups.P1;
+  static final GroupId P2 = TestGroups.P2;
 
   /**
    * Objects 1 and 3 in p0, 2 in p1 and 4 in p2; p2 added and p0 retired since the cluster file;
@@ -56,7 +57,7 @@ class OracleSnapshotTest {
 
   Noting oracle() {
     Noting o = new Noting();
-    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerTest.CLUSTER, codec);
     return o;
   }
 

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.CodecTest;
-import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
@@ -20,6 +19,7 @@ import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.SimGroups.Ev;
 import io.eyrie.multicast.testing.ExpectedErrors;
+import io.eyrie.multicast.testing.StatelessDeliverer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -54,7 +54,7 @@ class GroupStateRobustnessTest {
   record Unregistered(long v) {}
 
   /** A deliverer whose behaviour is chosen by the payload {@code {seq, mode}}. */
-  static final class Misbehaving implements Deliverer {
+  static final class Misbehaving extends StatelessDeliverer {
     final List<MsgId> executed = new ArrayList<>();
 
     @Override
@@ -86,14 +86,6 @@ class GroupStateRobustnessTest {
       }
       return Execution.reply((long) executed.size());
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   private Ev only(MsgId id) {
@@ -108,15 +100,20 @@ class GroupStateRobustnessTest {
     assertEquals(Status.OK, only(ok.id()).reply().status(), "the group stopped serving");
   }
 
+  /** Submits m to s and checks that its one reply is an error that says {@code why}. */
+  private void submitAndExpectError(GroupState s, Start m, String why) {
+    t.submit(s, m);
+    Ev e = only(m.id());
+    assertEquals(Status.ERROR, e.reply().status());
+    assertTrue(e.reply().error().contains(why), e.reply().error());
+  }
+
   /** Review F9: an Error thrown by the application used to escape apply (Ratis stops). */
   @Test
   void applicationErrorBecomesAnErrorReply() {
     GroupState s = t.group(G0, new Misbehaving());
     Start m = t.start(0, THROW_ERROR, G0, G0);
-    t.submit(s, m);
-    Ev e = only(m.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("application invariant broken"), e.reply().error());
+    submitAndExpectError(s, m, "application invariant broken");
     assertServes(s, 1);
   }
 
@@ -126,10 +123,7 @@ class GroupStateRobustnessTest {
     GroupState s = t.group(G0, new Misbehaving());
     Start m = new Start(MsgId.valueOf(RulesSupport.CLIENT, 0, 0), new GroupId[] {G0}, G0,
         CodecTest.nestedLists(t.codec, 200_000), 0);
-    t.submit(s, m);
-    Ev e = only(m.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("nest"), e.reply().error());
+    submitAndExpectError(s, m, "nest");
     assertServes(s, 1);
   }
 
@@ -138,10 +132,7 @@ class GroupStateRobustnessTest {
   void awaitOnANonDestinationIsAnError() {
     GroupState s = t.group(G0, new Misbehaving());
     Start m = t.start(0, AWAIT_NON_DEST, G0, G0);
-    t.submit(s, m);
-    Ev e = only(m.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("not a destination"), e.reply().error());
+    submitAndExpectError(s, m, "not a destination");
     assertEquals(0, s.queuedCount());
     assertServes(s, 1);
   }
@@ -189,10 +180,7 @@ class GroupStateRobustnessTest {
     GroupState g0 = t.group(G0, new Misbehaving());
     GroupState g1 = t.group(G1, app1);
     Start bad = t.start(0, SEND_UNREGISTERED, G0, G0);
-    t.submit(g0, bad);
-    Ev e = only(bad.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("Unregistered"), e.reply().error());
+    submitAndExpectError(g0, bad, "Unregistered");
     Start good = t.start(1, SEND_TO_G1, G0, G0);
     t.submit(g0, good);
     assertEquals(Status.OK, only(good.id()).reply().status());
@@ -313,7 +301,7 @@ class GroupStateRobustnessTest {
    * to g0 when g0 is a destination, and replies. Records what each resume was told about
    * destinations that abandoned the message.
    */
-  static final class WaitingForG1 implements Deliverer {
+  static final class WaitingForG1 extends StatelessDeliverer {
     final List<MsgId> delivered = new ArrayList<>();
     final List<List<GroupId>> resumedAbandonedBy = new ArrayList<>();
 
@@ -337,14 +325,6 @@ class GroupStateRobustnessTest {
       }
       return Execution.reply((Long) ctx.received(G1).get(0));
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   /** Ships every outbox item from one group to another, once. */
