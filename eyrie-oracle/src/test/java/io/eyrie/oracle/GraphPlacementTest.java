@@ -37,11 +37,11 @@ class GraphPlacementTest {
   static final GroupId P0 = TestGroups.P0;
   static final GroupId P1 = TestGroups.P1;
 
-  final Codec codec = OracleServerTest.eyrieCodec();
+  final Codec codec = OracleServerFixture.eyrieCodec();
 
   OracleStateMachine graphOracle() {
     OracleStateMachine o = new OracleStateMachine(OracleStateMachine.Placement.GRAPH);
-    o.init(TestGroups.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerFixture.CLUSTER, codec);
     return o;
   }
 
@@ -242,7 +242,7 @@ class GraphPlacementTest {
   @Test
   void thePapersRuleIsTheDefault() {
     OracleStateMachine o = new OracleStateMachine();
-    o.init(TestGroups.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerFixture.CLUSTER, codec);
     assertEquals(OracleStateMachine.Placement.PAPER, o.placement());
     assertNull(serverOf(o).graphPlacement());
     create(o, 1, P0);

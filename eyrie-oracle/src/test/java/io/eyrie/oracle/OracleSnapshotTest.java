@@ -38,7 +38,7 @@ class OracleSnapshotTest {
       + "000000000000010101000000000000000a000000000000000005000000000000000101010000000000000007000000000000"
       + "000013036372656174656420312c20322c20332c20b40370b00070b10170b201";
 
-  final Codec codec = OracleServerTest.eyrieCodec();
+  final Codec codec = OracleServerFixture.eyrieCodec();
 
   /** An oracle whose application state is one string. */
   static final class Noting extends OracleStateMachine {
@@ -57,7 +57,7 @@ class OracleSnapshotTest {
 
   Noting oracle() {
     Noting o = new Noting();
-    o.init(TestGroups.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerFixture.CLUSTER, codec);
     return o;
   }
 
