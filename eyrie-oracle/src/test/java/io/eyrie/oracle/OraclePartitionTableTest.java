@@ -32,9 +32,7 @@ import org.junit.jupiter.api.Timeout;
 class OraclePartitionTableTest extends OracleServerFixture {
   @Test
   void anAddedPartitionTakesNewObjectsAndARetiredOneNone() {
-    Recording o = oracle();
-    create(o, 1, P0);
-    create(o, 2, P1);
+    Recording o = oracleWithOnePerPartition();
     assertEquals(List.of(P0, P1), o.partitions());
     Execution e = change(o, P2, true);
     io.eyrie.core.PartitionTable t = (io.eyrie.core.PartitionTable) e.replyValue();
@@ -105,9 +103,7 @@ class OraclePartitionTableTest extends OracleServerFixture {
 
   @Test
   void anSsmrCreateThatMissesAPartitionIsRetriedNotPlaced() {
-    Recording o = oracle();
-    create(o, 1, P0);
-    create(o, 2, P1);
+    Recording o = oracleWithOnePerPartition();
     change(o, P2, true);
     // A client that has not learned p2 sends the S-SMR create to p0 and p1; the oracle would place it in p2.
     FakeExecutionContext c = ctx(new SsmrReq(Command.create(id(3), 0L)), P0, ORACLE, P0, P1)

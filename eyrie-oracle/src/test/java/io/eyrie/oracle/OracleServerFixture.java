@@ -81,6 +81,14 @@ abstract class OracleServerFixture {
     return o;
   }
 
+  /** An oracle that placed object 1 in p0 and object 2 in p1. */
+  Recording oracleWithOnePerPartition() {
+    Recording o = oracle();
+    create(o, 1, P0);
+    create(o, 2, P1);
+    return o;
+  }
+
   FakeExecutionContext ctx(Object payload, GroupId reply, GroupId... dests) {
     return new FakeExecutionContext(codec, ORACLE, payload, reply, dests);
   }

@@ -25,9 +25,7 @@ import org.junit.jupiter.api.Timeout;
 class OracleServerSnapshotTest extends OracleServerFixture {
   @Test
   void snapshotCarriesTheMapAndTheApplicationsState() {
-    Recording o = oracle();
-    create(o, 1, P0);
-    create(o, 2, P1);
+    Recording o = oracleWithOnePerPartition();
     byte[] snap = o.snapshot();
     Recording r = oracle();
     r.restore(snap);
