@@ -160,16 +160,7 @@ class GraphPlacementTest {
     if (p == null || !p.worthMoving()) {
       return false;
     }
-    java.util.Map<Long, GroupId> at = new java.util.TreeMap<>();
-    for (long id = 1; id <= 12; id++) {
-      at.put(id, p.placement().getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
-    }
-    for (long id = 2; id <= 6; id++) {
-      if (!at.get(1L).equals(at.get(id)) || !at.get(7L).equals(at.get(id + 6))) {
-        return false;
-      }
-    }
-    return !at.get(1L).equals(at.get(7L));
+    return apart(o, p.placement());
   }
 
   @Test
@@ -227,9 +218,17 @@ class GraphPlacementTest {
   /** True if the plan (and the map, for objects it leaves) keeps 1-6 together, 7-12 together, apart. */
   private static boolean twoCommunitiesApart(OracleStateMachine o) {
     PlanMoves moves = (PlanMoves) o.query(new PlanReq(100));
+    return apart(o, moves.to());
+  }
+
+  /**
+   * True if objects 1-6 are in one partition and 7-12 in another, each where {@code planned}
+   * puts it or, if it does not name it, where the oracle's map has it.
+   */
+  private static boolean apart(OracleStateMachine o, java.util.Map<ObjId, GroupId> planned) {
     java.util.Map<Long, GroupId> at = new java.util.TreeMap<>();
     for (long id = 1; id <= 12; id++) {
-      at.put(id, moves.to().getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
+      at.put(id, planned.getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
     }
     for (long id = 2; id <= 6; id++) {
       if (!at.get(1L).equals(at.get(id)) || !at.get(7L).equals(at.get(id + 6))) {

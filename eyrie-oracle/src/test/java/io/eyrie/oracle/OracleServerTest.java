@@ -112,12 +112,18 @@ class OracleServerTest extends OracleServerFixture {
     assertEquals(Long.valueOf(1), o.load().get(P0));
   }
 
-  @Test
-  void aMoveItsDestinationAbandonedLeavesTheMapAndFreesTheChain() {
-    Recording o = oracle();
+  /** Places object 1 in p0 and delivers its move to p1; returns the move's context, not resumed yet. */
+  FakeExecutionContext startMoveOfObject1ToP1(Recording o) {
     create(o, 1, P0);
     FakeExecutionContext m = ctx(new MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
     o.deliver(m);
+    return m;
+  }
+
+  @Test
+  void aMoveItsDestinationAbandonedLeavesTheMapAndFreesTheChain() {
+    Recording o = oracle();
+    FakeExecutionContext m = startMoveOfObject1ToP1(o);
     m.abandon(P1);
     assertFalse(o.resume(m).isResumeLater());
     assertEquals(P0, o.locationOf(id(1)), "the destination did not take the object");
@@ -132,9 +138,7 @@ class OracleServerTest extends OracleServerFixture {
   @Test
   void aCommandOnAnObjectInTransitWaitsForTheMoveAndSeesWhereItEnded() {
     Recording o = oracle();
-    create(o, 1, P0);
-    FakeExecutionContext m = ctx(new MoveReq(new ObjId[] {id(1)}, P0, P1), P1, ORACLE, P0, P1);
-    o.deliver(m);
+    FakeExecutionContext m = startMoveOfObject1ToP1(o);
     // A delete the client sent to p0 (where the consult said the object was) is delivered next.
     FakeExecutionContext d = deleteAt(1, P0);
     o.deliver(d);
