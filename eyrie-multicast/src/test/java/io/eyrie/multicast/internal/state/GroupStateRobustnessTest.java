@@ -21,7 +21,10 @@ import io.eyrie.multicast.internal.state.SimGroups.Ev;
 import io.eyrie.multicast.testing.ExpectedErrors;
 import io.eyrie.multicast.testing.StatelessDeliverer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -98,6 +101,13 @@ class GroupStateRobustnessTest {
     Start ok = t.start(seq, REPLY, G0, G0);
     t.submit(s, ok);
     assertEquals(Status.OK, only(ok.id()).reply().status(), "the group stopped serving");
+  }
+
+  /** Checks that none of the groups keeps a message, pending or queued (describing them if one does). */
+  private static void assertNothingKept(GroupState... gs) {
+    Supplier<String> state = () -> Arrays.stream(gs).map(GroupState::describe).collect(Collectors.joining());
+    assertEquals(0, Arrays.stream(gs).mapToInt(GroupState::pendingCount).sum(), state);
+    assertEquals(0, Arrays.stream(gs).mapToInt(GroupState::queuedCount).sum(), state);
   }
 
   /** Submits m to s and checks that its one reply is an error that says {@code why}. */
@@ -254,7 +264,7 @@ class GroupStateRobustnessTest {
     assertEquals(List.of(), app0.executed, "g0 executed one version");
     assertEquals(List.of(), app1.executed, "g1 executed the other");
     assertEquals(Status.ERROR, only(a.id()).reply().status());
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g0.queuedCount() + g1.queuedCount());
+    assertNothingKept(g0, g1);
     assertServes(g0, 1);
   }
 
@@ -277,9 +287,7 @@ class GroupStateRobustnessTest {
     t.submit(g1, b);
     t.submit(g2, b);
     exchange(g0, g1, g2);
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount(), () -> g0.describe() + g1.describe()
-        + g2.describe());
-    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount());
+    assertNothingKept(g0, g1, g2);
     assertEquals(List.of(), app0.executed);
     assertEquals(List.of(), app1.executed);
     assertEquals(List.of(), app2.executed);
@@ -389,10 +397,7 @@ class GroupStateRobustnessTest {
     assertEquals(List.of(), app1.delivered, "g1 ran neither version");
     assertEquals(List.of(), app2.delivered, "g2 ran neither version");
     assertEquals(List.of(List.of(G1)), app0.resumedAbandonedBy, "g0 was told that g1 abandoned a");
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount(), () -> g0.describe() + g1.describe()
-        + g2.describe());
-    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount(), () -> g0.describe() + g1.describe()
-        + g2.describe());
+    assertNothingKept(g0, g1, g2);
     assertEquals(Status.ERROR, only(a.id()).reply().status());
     // A snapshot taken while g0 waited would carry the abandonment too: the item without value
     // round-trips (SnapshotIo writes null bytes). Every group still orders and executes.
@@ -426,7 +431,7 @@ class GroupStateRobustnessTest {
     shipAll(g2, g1); // g1 learns of b and marks a
     shipAll(g0, g1);
     shipAll(g3, g1); // g1 delivers a and ends it without running it
-    assertEquals(0, g1.pendingCount() + g1.queuedCount(), g1::describe);
+    assertNothingKept(g1);
     shipAll(g1, g0); // g1's proposal, then its word that it abandoned a
     assertEquals(1, g0.pendingCount(), "g0 still waits for g3's proposal");
     exchange(g0, g1, g2, g3);
@@ -434,9 +439,6 @@ class GroupStateRobustnessTest {
     // g3 took g1's proposal and its word in one batch: the proposal completed a, which ran at once,
     // before g3 read the word (F7: a group that has not learned of another version runs its own).
     assertEquals(List.of(a.id()), app3.delivered);
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount() + g3.pendingCount(),
-        () -> g0.describe() + g3.describe());
-    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount() + g3.queuedCount(),
-        () -> g0.describe() + g3.describe());
+    assertNothingKept(g0, g1, g2, g3);
   }
 }
