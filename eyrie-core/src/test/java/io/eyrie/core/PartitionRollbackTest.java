@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.eyrie.core.protocol.AccessReq;
 import io.eyrie.core.protocol.CoreReply;
 import io.eyrie.core.protocol.MoveReq;
-import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.testing.FakeExecutionContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -68,20 +67,13 @@ class PartitionRollbackTest extends PartitionServerFixture {
 
   @Test
   void anSsmrCommandThatThrowsRollsBackItsLocalObjectsAtEveryPartition() {
-    PartitionServer s0 = server(P0);
-    PartitionServer s1 = server(P1);
-    create(s0, P0, 1, 10);
-    create(s1, P1, 2, 20);
-    SsmrReq req = new SsmrReq(Command.access(new AddAllThen(5, "throw"), id(1), id(2)));
-    FakeExecutionContext c0 = ctx(P0, req, P0, P0, P1);
-    FakeExecutionContext c1 = ctx(P1, req, P0, P0, P1);
-    s0.deliver(c0);
-    s1.deliver(c1);
-    c0.forwardTo(c1);
-    c1.forwardTo(c0);
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s0.resume(c0));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s1.resume(c1));
-    assertEquals(10, ((Counter) s0.object(id(1))).value);
-    assertEquals(20, ((Counter) s1.object(id(2))).value);
+    SsmrPair p = ssmrOnCounters1And2(new AddAllThen(5, "throw"));
+    p.s0().deliver(p.c0());
+    p.s1().deliver(p.c1());
+    p.exchange();
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> p.s0().resume(p.c0()));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> p.s1().resume(p.c1()));
+    assertEquals(10, ((Counter) p.s0().object(id(1))).value);
+    assertEquals(20, ((Counter) p.s1().object(id(2))).value);
   }
 }

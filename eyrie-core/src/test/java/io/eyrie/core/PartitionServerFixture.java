@@ -1,12 +1,15 @@
 package io.eyrie.core;
 
 import static io.eyrie.multicast.testing.TestGroups.ORACLE;
+import static io.eyrie.multicast.testing.TestGroups.P0;
+import static io.eyrie.multicast.testing.TestGroups.P1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.eyrie.core.protocol.Begun;
 import io.eyrie.core.protocol.CoreReply;
 import io.eyrie.core.protocol.CreateReq;
 import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.core.protocol.Verdict;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
@@ -190,6 +193,28 @@ abstract class PartitionServerFixture {
         "the partition tells the oracle it has begun the create (execution atomicity)");
     c.receive(ORACLE, new Verdict(Verdict.Status.OK, at));
     assertEquals(CoreReply.Status.OK, ((CoreReply) s.resume(c).replyValue()).status());
+  }
+
+  /**
+   * An S-SMR command on counter 1 (10, at p0) and counter 2 (20, at p1): the server and the
+   * command's context at each partition.
+   */
+  record SsmrPair(PartitionServer s0, PartitionServer s1, FakeExecutionContext c0, FakeExecutionContext c1) {
+    /** Gives each partition the other's values, as the S-SMR exchange does. */
+    void exchange() {
+      c0.forwardTo(c1);
+      c1.forwardTo(c0);
+    }
+  }
+
+  /** Servers at p0 and p1 holding counters 1 and 2, and an S-SMR command of {@code op} on both. */
+  SsmrPair ssmrOnCounters1And2(Object op) {
+    PartitionServer s0 = server(P0);
+    PartitionServer s1 = server(P1);
+    create(s0, P0, 1, 10);
+    create(s1, P1, 2, 20);
+    SsmrReq req = new SsmrReq(Command.access(op, id(1), id(2)));
+    return new SsmrPair(s0, s1, ctx(P0, req, P0, P0, P1), ctx(P1, req, P0, P0, P1));
   }
 
   static CoreReply read(PartitionServer s, Object op, long... ids) {

@@ -163,22 +163,15 @@ class PartitionServerTest extends PartitionServerFixture {
 
   @Test
   void ssmrCommandSeesRemoteCopiesAndWritesOnlyItsOwnObjects() {
-    PartitionServer a = server(P0);
-    PartitionServer b = server(P1);
-    create(a, P0, 1, 10);
-    create(b, P1, 2, 20);
-    SsmrReq req = new SsmrReq(Command.access(new Add(1), id(1), id(2)));
-    FakeExecutionContext ca = ctx(P0, req, P0, P0, P1);
-    FakeExecutionContext cb = ctx(P1, req, P0, P0, P1);
-    assertTrue(a.deliver(ca).isResumeLater(), "waits off the queue");
-    assertTrue(b.deliver(cb).isResumeLater());
-    ca.forwardTo(cb);
-    cb.forwardTo(ca);
-    assertEquals(31L, ((CoreReply) a.resume(ca).replyValue()).value(), "11 + 20");
-    assertEquals(31L, ((CoreReply) b.resume(cb).replyValue()).value(), "both partitions compute the same reply");
-    assertEquals(11L, ((Counter) a.object(id(1))).value, "P0 owns the target: the write sticks");
-    assertEquals(20L, ((Counter) b.object(id(2))).value, "P1's object is untouched");
-    assertNull(b.object(id(1)), "the copy of a remote object is not kept");
+    SsmrPair p = ssmrOnCounters1And2(new Add(1));
+    assertTrue(p.s0().deliver(p.c0()).isResumeLater(), "waits off the queue");
+    assertTrue(p.s1().deliver(p.c1()).isResumeLater());
+    p.exchange();
+    assertEquals(31L, ((CoreReply) p.s0().resume(p.c0()).replyValue()).value(), "11 + 20");
+    assertEquals(31L, ((CoreReply) p.s1().resume(p.c1()).replyValue()).value(), "both partitions compute the same reply");
+    assertEquals(11L, ((Counter) p.s0().object(id(1))).value, "P0 owns the target: the write sticks");
+    assertEquals(20L, ((Counter) p.s1().object(id(2))).value, "P1's object is untouched");
+    assertNull(p.s1().object(id(1)), "the copy of a remote object is not kept");
   }
 
   /**

@@ -128,9 +128,7 @@ class OracleHookTest extends OracleServerFixture {
   @Test
   void aDeleteWhoseDeletedHookThrowsIsRefusedAndTheObjectStays() {
     Failing o = failing();
-    FakeExecutionContext c = createAt(2, P1);
-    o.deliver(c);
-    assertEquals(Verdict.Status.OK, decided(o, c, P1).status());
+    assertEquals(Verdict.Status.OK, create(o, 2, P1).status());
     o.failDeleted.add(id(2));
     FakeExecutionContext first = deleteAt(2, P1);
     FakeExecutionContext second = deleteAt(2, P1);

@@ -108,7 +108,7 @@ abstract class OracleServerFixture {
   }
 
   /** Runs a create through the oracle: parks until the partition's Begun, then places and answers. */
-  Verdict create(Recording o, long id, GroupId at) {
+  Verdict create(OracleStateMachine o, long id, GroupId at) {
     FakeExecutionContext c = createAt(id, at);
     GroupId before = o.locationOf(id(id));
     Execution e = o.deliver(c);
