@@ -106,11 +106,16 @@ class GraphPlacementTest {
     return a == b ? null : new long[] {a, b};
   }
 
-  @Test
-  void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
+  /** A random source from -Deyrie.seed, or from a fresh seed; prints the seed, so that a run can be replayed. */
+  private static Random seededRandom() {
     long seed = Long.getLong("eyrie.seed", new Random().nextLong());
     System.out.println("GraphPlacementTest seed " + seed);
-    Random rnd = new Random(seed);
+    return new Random(seed);
+  }
+
+  @Test
+  void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
+    Random rnd = seededRandom();
     OracleStateMachine o = twoSplitCommunities();
     Runnable workload = () -> {
       for (int i = 0; i < 20; i++) {
@@ -165,9 +170,7 @@ class GraphPlacementTest {
 
   @Test
   void withoutLocalityTheOracleAnswersNoTargetSoTheClientRunsSsmr() {
-    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
-    System.out.println("GraphPlacementTest seed " + seed);
-    Random rnd = new Random(seed);
+    Random rnd = seededRandom();
     OracleStateMachine o = graphOracle();
     int n = 60;
     for (long id = 1; id <= n; id++) {
@@ -194,9 +197,7 @@ class GraphPlacementTest {
    */
   @Test
   void samplesOfSinglePartitionCommandsFeedThePlanWithoutAnyConsult() {
-    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
-    System.out.println("GraphPlacementTest seed " + seed);
-    Random rnd = new Random(seed);
+    Random rnd = seededRandom();
     OracleStateMachine o = twoSplitCommunities();
     Runnable reports = () -> {
       java.util.ArrayList<long[]> accesses = new java.util.ArrayList<>();
