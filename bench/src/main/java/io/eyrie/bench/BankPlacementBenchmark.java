@@ -97,20 +97,20 @@ public final class BankPlacementBenchmark {
   record Window(String mode, double opsPerSec, double p50, double p99, double movesPerTransfer, double ssmrPerTransfer) {}
 
   public static void main(String[] args) throws Exception {
-    var o = MulticastBenchmark.parse(args);
-    int clients = Integer.parseInt(o.getOrDefault("clients", "8"));
-    int window = Integer.parseInt(o.getOrDefault("window", "16"));
-    int warmup = Integer.parseInt(o.getOrDefault("warmup", "20"));
-    int duration = Integer.parseInt(o.getOrDefault("duration", "10"));
-    int rounds = Integer.parseInt(o.getOrDefault("rounds", "2"));
-    int accounts = Integer.parseInt(o.getOrDefault("accounts", "200"));
-    List<String> names = List.of(o.getOrDefault("modes", "ssmr,dssmr,graph").split(","));
+    BenchArgs o = BenchArgs.parse(args);
+    int clients = o.integer("clients", 8);
+    int window = o.integer("window", 16);
+    int warmup = o.integer("warmup", 20);
+    int duration = o.integer("duration", 10);
+    int rounds = o.integer("rounds", 2);
+    int accounts = o.integer("accounts", 200);
+    List<String> names = List.copyOf(o.list("modes", "ssmr,dssmr,graph"));
     for (String n : names) {
       if (!List.of("ssmr", "dssmr", "graph").contains(n)) {
         throw new IllegalArgumentException("unknown mode " + n + " (ssmr, dssmr, graph)");
       }
     }
-    Path out = Path.of(o.getOrDefault("out", "bench/results/issue16"));
+    Path out = o.path("out", "bench/results/issue16");
     Map<String, Mode> modes = new LinkedHashMap<>();
     List<Window> windows = new ArrayList<>();
     Map<String, String> partitions = new LinkedHashMap<>();

@@ -68,13 +68,13 @@ public final class CommunityShiftBenchmark {
    * @throws Exception if the cluster fails
    */
   public static void main(String[] args) throws Exception {
-    var o = MulticastBenchmark.parse(args);
-    int clients = Integer.parseInt(o.getOrDefault("clients", "8"));
-    int window = Integer.parseInt(o.getOrDefault("window", "16"));
-    int phase = Integer.parseInt(o.getOrDefault("phase", "90"));
-    int accounts = Integer.parseInt(o.getOrDefault("accounts", "400"));
-    int communities = Integer.parseInt(o.getOrDefault("communities", "16"));
-    Path out = Path.of(o.getOrDefault("out", "bench/results/issue16"));
+    BenchArgs o = BenchArgs.parse(args);
+    int clients = o.integer("clients", 8);
+    int window = o.integer("window", 16);
+    int phase = o.integer("phase", 90);
+    int accounts = o.integer("accounts", 400);
+    int communities = o.integer("communities", 16);
+    Path out = o.path("out", "bench/results/issue16");
     if (communities < 1 || accounts / communities < 2 || phase < 1) {
       throw new IllegalArgumentException("need at least 2 accounts per community and a positive phase");
     }

@@ -34,9 +34,9 @@ public final class DssmrOpsBenchmark {
   private DssmrOpsBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    var o = MulticastBenchmark.parse(args);
-    List<Row> rows = run(Integer.parseInt(o.getOrDefault("clients", "8")), Integer.parseInt(o.getOrDefault("window", "16")),
-        Integer.parseInt(o.getOrDefault("warmup", "5")), Integer.parseInt(o.getOrDefault("duration", "15")));
+    BenchArgs o = BenchArgs.parse(args);
+    List<Row> rows = run(o.integer("clients", 8), o.integer("window", 16),
+        o.integer("warmup", 5), o.integer("duration", 15));
     for (Row r : rows) {
       System.out.printf(Locale.ROOT, "RESULT | %s | %.0f | %.2f | %.2f | %d | %s |%n", r.name(), r.opsPerSec(), r.p50(),
           r.p99(), r.errors(), r.cost());

@@ -61,14 +61,14 @@ public final class ElasticBenchmark {
    * @throws Exception if the cluster fails
    */
   public static void main(String[] args) throws Exception {
-    var o = MulticastBenchmark.parse(args);
-    int clients = Integer.parseInt(o.getOrDefault("clients", "8"));
-    int window = Integer.parseInt(o.getOrDefault("window", "16"));
-    int before = Integer.parseInt(o.getOrDefault("before", "40"));
-    int after = Integer.parseInt(o.getOrDefault("after", "60"));
-    int accounts = Integer.parseInt(o.getOrDefault("accounts", "400"));
-    int communities = Integer.parseInt(o.getOrDefault("communities", "16"));
-    Path out = Path.of(o.getOrDefault("out", "bench/results/issue16"));
+    BenchArgs o = BenchArgs.parse(args);
+    int clients = o.integer("clients", 8);
+    int window = o.integer("window", 16);
+    int before = o.integer("before", 40);
+    int after = o.integer("after", 60);
+    int accounts = o.integer("accounts", 400);
+    int communities = o.integer("communities", 16);
+    Path out = o.path("out", "bench/results/issue16");
     int[][] members = CommunityShiftBenchmark.members(accounts, id -> id % communities);
 
     List<Second> seconds = new ArrayList<>();

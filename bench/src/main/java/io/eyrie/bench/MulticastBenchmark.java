@@ -10,11 +10,7 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeTraffic;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -92,33 +88,32 @@ public final class MulticastBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = parse(args);
-    if (o.containsKey("event-loop-threads")) {
+    BenchArgs o = BenchArgs.parse(args);
+    if (o.has("event-loop-threads")) {
       // Before anything loads the shaded Netty (for comparing settings, one JVM per setting).
-      System.setProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY, o.get("event-loop-threads"));
+      System.setProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY, o.string("event-loop-threads", null));
     }
     if (System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY) == null) {
       System.setProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY, String.valueOf(NodeOptions.EVENT_LOOP_THREADS_DEFAULT));
     }
     io.eyrie.multicast.Node.prepareJvm();
-    boolean dssmr = Boolean.parseBoolean(o.getOrDefault("dssmr", "true"));
-    int isolated = Integer.parseInt(o.getOrDefault("isolated", "300"));
-    boolean rawPhase = Boolean.parseBoolean(o.getOrDefault("raw", "true"));
-    int[] groupCounts = java.util.Arrays.stream(o.getOrDefault("groups", "1,2,4").split(","))
-        .mapToInt(Integer::parseInt).toArray();
+    boolean dssmr = o.bool("dssmr", true);
+    int isolated = o.integer("isolated", 300);
+    boolean rawPhase = o.bool("raw", true);
+    int[] groupCounts = o.list("groups", "1,2,4").stream().mapToInt(Integer::parseInt).toArray();
     NodeOptions.Builder nob = NodeOptions.newBuilder();
-    if (o.containsKey("channel-window")) {
-      nob.channelWindow(Integer.parseInt(o.get("channel-window")));
+    if (o.has("channel-window")) {
+      nob.channelWindow(o.integer("channel-window", 0));
     }
-    if (o.containsKey("submit-in-flight")) {
-      nob.submitInFlight(Integer.parseInt(o.get("submit-in-flight")));
+    if (o.has("submit-in-flight")) {
+      nob.submitInFlight(o.integer("submit-in-flight", 0));
     }
     NodeOptions nodeOptions = nob.build();
-    int duration = Integer.parseInt(o.getOrDefault("duration", "20"));
-    int warmup = Integer.parseInt(o.getOrDefault("warmup", "5"));
-    int clients = Integer.parseInt(o.getOrDefault("clients", "8"));
-    int window = Integer.parseInt(o.getOrDefault("window", "16"));
-    Path out = Path.of(o.getOrDefault("out", "bench/results"));
+    int duration = o.integer("duration", 20);
+    int warmup = o.integer("warmup", 5);
+    int clients = o.integer("clients", 8);
+    int window = o.integer("window", 16);
+    Path out = o.path("out", "bench/results");
     byte[] payload = new byte[64];
     new Random(1).nextBytes(payload);
     List<Row> rows = new ArrayList<>();
@@ -149,7 +144,7 @@ public final class MulticastBenchmark {
         mc.add(cluster.newClient());
       }
       List<GroupId> groups = new ArrayList<>(cluster.cluster().groupIds());
-      int jitWarmup = Integer.parseInt(o.getOrDefault("jit-warmup", "120"));
+      int jitWarmup = o.integer("jit-warmup", 120);
       long warmStart = System.nanoTime();
       // Rounds of 4 s per loaded phase until the JIT compiled for less than 10% of a round, or
       // for at most --jit-warmup seconds.
@@ -196,11 +191,10 @@ public final class MulticastBenchmark {
       rows.addAll(DssmrOpsBenchmark.run(clients, window, warmup, duration));
     }
     rows.addAll(isolatedRows);
-    write(out, rows, clients, window, warmup, duration);
+    MulticastReport.write(out, rows, clients, window, warmup, duration);
     System.exit(0);
   }
 
-  /** Closes clients without waiting: a Ratis client's close can wait long for its connections. */
   /** Closes clients on a daemon thread (a client of a stopped group can take long to close). */
   public static void closeInBackground(List<? extends AutoCloseable> clients) {
     Thread t = new Thread(() -> {
@@ -367,80 +361,5 @@ public final class MulticastBenchmark {
     while (System.nanoTime() < end) {
       LockSupport.parkNanos(end - System.nanoTime());
     }
-  }
-
-  private static void write(Path dir, List<Row> rows, int clients, int window, int warmup, int duration)
-      throws IOException {
-    Files.createDirectories(dir);
-    StringBuilder csv = new StringBuilder("name,groups,ops_per_sec,p50_ms,p99_ms,errors,cpu_ms_per_op,log_entries_per_op,cost\n");
-    StringBuilder md = new StringBuilder("# Multicast benchmark\n\n");
-    md.append("Run ").append(Instant.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
-        .append(" cores (everything, clients included, shares them). ")
-        .append(String.format(Locale.ROOT, "%d clients x %d outstanding, %d s warm-up, %d s measured, 64-byte payloads; ",
-            clients, window, warmup, duration))
-        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers")
-        .append(rows.stream().anyMatch(r -> r.name().startsWith("transfers")) ? "; the DS-SMR rows go through the public "
-            + "client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n" : ".\n\n")
-        .append("CPU per op is the process CPU time (servers and clients: one JVM) over the measured window divided by ")
-        .append("the operations completed in it; log entries per op counts Ratis log entries (client-start entries plus ")
-        .append("channel batches; one per op for raw Ratis; not counted for DS-SMR).\n\n")
-        .append("| path | groups | ops/s | p50 ms | p99 ms | errors | CPU ms/op | log entries/op | cost per op |\n")
-        .append("|---|---|---|---|---|---|---|---|---|\n");
-    double raw = rows.get(0).opsPerSec();
-    boolean hasRaw = rows.get(0).name().startsWith("raw");
-    for (Row r : rows) {
-      csv.append(String.format(Locale.ROOT, "%s,%d,%.0f,%.3f,%.3f,%d,%.3f,%.3f,\"%s\"%n", r.name(), r.groups(),
-          r.opsPerSec(), r.p50(), r.p99(), r.errors(), r.cpuMsPerOp(), r.entriesPerOp(), r.cost()));
-      md.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.2f | %.2f | %d | %s | %s | %s |%n", r.name(), r.groups(),
-          r.opsPerSec(), r.p50(), r.p99(), r.errors(), fmt(r.cpuMsPerOp(), "%.2f"), fmt(r.entriesPerOp(), "%.3f"),
-          r.cost()));
-    }
-    Row m1 = find(rows, "multicast", 1);
-    Row m2 = find(rows, "multicast", 2);
-    Row m4 = find(rows, "multicast", 4);
-    if (m1 != null && m2 != null && m4 != null) {
-      md.append(String.format(Locale.ROOT, "%nMulti-group / 1-group multicast in this run: throughput 2 groups **%.2f** "
-          + "(target at least 0.45), 4 groups **%.2f** (target at least 0.22); CPU per op 2 groups **%.2fx** (target at "
-          + "most 2.2x); log entries per 2-group op **%.3f** (target at most 0.5).%n", m2.opsPerSec() / m1.opsPerSec(),
-          m4.opsPerSec() / m1.opsPerSec(), m2.cpuMsPerOp() / m1.cpuMsPerOp(), m2.entriesPerOp()));
-    }
-    Row i1 = find(rows, "isolated multicast (one at a time)", 1);
-    Row i4 = find(rows, "isolated multicast (one at a time)", 4);
-    if (i1 != null && i4 != null) {
-      md.append(String.format(Locale.ROOT, "%nIsolated latency p50, 4 groups / 1 group: **%.2fx** (target at most 3x).%n",
-          i4.p50() / i1.p50()));
-    }
-    if (hasRaw && rows.size() > 1) {
-      md.append(String.format(Locale.ROOT, "%nOne-group multicast / raw Ratis throughput: **%.2f** (target at least 0.70).%n",
-          rows.get(1).opsPerSec() / raw));
-    }
-    Files.writeString(dir.resolve("multicast.csv"), csv, StandardCharsets.UTF_8);
-    Files.writeString(dir.resolve("multicast.md"), md, StandardCharsets.UTF_8);
-    System.out.println();
-    System.out.println(md);
-  }
-
-  private static Row find(List<Row> rows, String name, int groups) {
-    for (Row r : rows) {
-      if (r.name().equals(name) && r.groups() == groups) {
-        return r;
-      }
-    }
-    return null;
-  }
-
-  private static String fmt(double v, String f) {
-    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, f, v);
-  }
-
-  static Map<String, String> parse(String[] args) {
-    Map<String, String> m = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("expected --name value, got " + args[i]);
-      }
-      m.put(args[i].substring(2), args[i + 1]);
-    }
-    return m;
   }
 }

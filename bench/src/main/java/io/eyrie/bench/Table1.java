@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.protocol.Message;
@@ -102,45 +103,30 @@ public final class Table1 {
                               [--out DIR]""";
 
   static Options parse(String[] args) {
-    Map<String, String> m = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("expected --option, got " + args[i]);
-      }
-      String k = args[i].substring(2);
-      if (k.equals("no-baseline")) {
-        m.put(k, "true");
-      } else if (i + 1 < args.length) {
-        m.put(k, args[++i]);
-      } else {
-        throw new IllegalArgumentException("option --" + k + " needs a value");
-      }
-    }
+    BenchArgs m = BenchArgs.parse(args, Set.of("no-baseline"));
     List<Integer> parts = new ArrayList<>();
-    for (String s : m.getOrDefault("partitions", "1,2,4,8").split(",")) {
-      parts.add(Integer.parseInt(s.trim()));
+    for (String s : m.list("partitions", "1,2,4,8")) {
+      parts.add(Integer.parseInt(s));
     }
     List<String> ws = new ArrayList<>();
-    for (String s : m.getOrDefault("workloads", "timeline,post,follow,mix").split(",")) {
-      ws.add(Workload.parse(s.trim()).name().toLowerCase(Locale.ROOT));
+    for (String s : m.list("workloads", "timeline,post,follow,mix")) {
+      ws.add(Workload.parse(s).name().toLowerCase(Locale.ROOT));
     }
     List<String> modes = new ArrayList<>();
-    for (String s : m.getOrDefault("modes", "ssmr,dssmr").split(",")) {
-      String mode = s.trim().toLowerCase(Locale.ROOT);
+    for (String s : m.list("modes", "ssmr,dssmr")) {
+      String mode = s.toLowerCase(Locale.ROOT);
       if (!List.of("ssmr", "dssmr", "graph").contains(mode)) {
         throw new IllegalArgumentException("unknown mode " + s + " (ssmr, dssmr or graph)");
       }
       modes.add(mode);
     }
-    int duration = Integer.parseInt(m.getOrDefault("duration", "20"));
-    int warmup = Integer.parseInt(m.getOrDefault("warmup", "10"));
-    return new Options(parts, ws, modes, duration, warmup, Integer.parseInt(m.getOrDefault("post-warmup", String.valueOf(warmup))),
-        Integer.parseInt(m.getOrDefault("follow-warmup", String.valueOf(warmup))),
-        Integer.parseInt(m.getOrDefault("users", "1000")), Integer.parseInt(m.getOrDefault("follows", "10")),
-        Integer.parseInt(m.getOrDefault("communities", "64")), Double.parseDouble(m.getOrDefault("in-community", "1.0")), Integer.parseInt(m.getOrDefault("clients", "4")),
-        Integer.parseInt(m.getOrDefault("window", "16")), Long.parseLong(m.getOrDefault("seed", "42")),
-        Path.of(m.getOrDefault("out", "bench/results/table1")), !m.containsKey("no-baseline"),
-        positive(m.getOrDefault("interleave", "1"), "interleave"));
+    int duration = m.integer("duration", 20);
+    int warmup = m.integer("warmup", 10);
+    return new Options(parts, ws, modes, duration, warmup, m.integer("post-warmup", warmup),
+        m.integer("follow-warmup", warmup), m.integer("users", 1000), m.integer("follows", 10),
+        m.integer("communities", 64), m.decimal("in-community", 1.0), m.integer("clients", 4),
+        m.integer("window", 16), m.longValue("seed", 42), m.path("out", "bench/results/table1"),
+        !m.has("no-baseline"), positive(m.string("interleave", "1"), "interleave"));
   }
 
   private static int positive(String v, String name) {

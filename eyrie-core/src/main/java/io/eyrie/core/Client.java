@@ -13,7 +13,6 @@ import io.eyrie.multicast.MulticastClient;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -84,20 +83,8 @@ public final class Client implements AutoCloseable {
     if (b.cluster.partitions().isEmpty()) {
       throw new IllegalArgumentException("the cluster has no partition");
     }
-    // One multicast never needs longer than the whole command may take; the margin lets the
-    // command's own deadline (which names the command) fire first.
-    MulticastClient.Builder mb = MulticastClient.newBuilder().cluster(b.cluster).registry(b.registry)
-        .totalTimeoutMs(b.totalTimeoutMs + 1000);
-    if (b.attemptTimeoutMs > 0) {
-      mb.attemptTimeoutMs(b.attemptTimeoutMs);
-    }
-    mb.resendListener(b.resendListener);
-    this.mc = mb.build();
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "eyrie-client-deadlines");
-      t.setDaemon(true);
-      return t;
-    });
+    this.mc = MulticastTransport.connect(b.cluster, b.registry, b.totalTimeoutMs, b.attemptTimeoutMs, b.resendListener);
+    this.timer = ClientProxy.deadlineTimer();
     this.net = new MulticastTransport(mc);
     this.proxy = new ClientProxy(net, oracle, mode, b.retryThreshold, b.totalTimeoutMs, timer, cache);
     this.ops = new PartitionOps(net, oracle, proxy, cache, timer);
@@ -180,32 +167,22 @@ public final class Client implements AutoCloseable {
 
   /** As {@link #sendRead(Command)}, reporting to a callback handler. */
   public void sendRead(Command command, CallbackHandler handler) {
-    callback(proxy.send(command, Command.Kind.ACCESS, handler, true), handler);
+    proxy.sendTo(handler, command, Command.Kind.ACCESS, true);
   }
 
   /** As {@link #sendCreate(Command)}, reporting to a callback handler. */
   public void sendCreate(Command command, CallbackHandler handler) {
-    callback(proxy.send(command, Command.Kind.CREATE, handler, false), handler);
+    proxy.sendTo(handler, command, Command.Kind.CREATE, false);
   }
 
   /** As {@link #sendAccess(Command)}, reporting to a callback handler. */
   public void sendAccess(Command command, CallbackHandler handler) {
-    callback(proxy.send(command, Command.Kind.ACCESS, handler, false), handler);
+    proxy.sendTo(handler, command, Command.Kind.ACCESS, false);
   }
 
   /** As {@link #sendDelete(Command)}, reporting to a callback handler. */
   public void sendDelete(Command command, CallbackHandler handler) {
-    callback(proxy.send(command, Command.Kind.DELETE, handler, false), handler);
-  }
-
-  private static void callback(CompletableFuture<Reply> f, CallbackHandler h) {
-    f.whenComplete((r, e) -> {
-      if (e != null) {
-        h.failed(ClientProxy.unwrap(e));
-      } else {
-        h.done(r);
-      }
-    });
+    proxy.sendTo(handler, command, Command.Kind.DELETE, false);
   }
 
   /**

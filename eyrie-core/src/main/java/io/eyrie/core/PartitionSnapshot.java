@@ -18,8 +18,8 @@ import java.util.Map;
  * retired partitions and the changes waiting for their table ({@link TableChanges}), the objects
  * made for creates waiting for their verdict ({@link PendingCreates}), and the blocked commands
  * ({@link ObjectLocks}), in this order. A replica reads the snapshots its predecessors wrote, so
- * the layout changes only with a way to read the old one ({@code PartitionServerTest} keeps a
- * snapshot's bytes).
+ * the layout changes only with a way to read the old one ({@code PartitionServerSnapshotTest}
+ * keeps a snapshot's bytes).
  */
 final class PartitionSnapshot {
   private final Codec codec;

@@ -36,14 +36,7 @@ class BankTest {
   void transfersConserveTheTotal(Client.Mode mode) throws Exception {
     long seed = DssmrFixture.seed("BankTest " + mode);
     try (EmbeddedCluster c = DssmrFixture.bank(4, RandomTargetOracle::new)) {
-      TreeSet<ObjId> all = new TreeSet<>();
-      try (Client setup = DssmrFixture.client(c, mode, 3)) {
-        for (int i = 0; i < ACCOUNTS; i++) {
-          ObjId id = ObjId.valueOf(i);
-          all.add(id);
-          assertTrue(setup.sendCreate(Command.create(id, INITIAL)).get(60, TimeUnit.SECONDS).isOk());
-        }
-      }
+      TreeSet<ObjId> all = DssmrFixture.createAccounts(c, mode, ACCOUNTS, INITIAL);
       List<Throwable> errors = new CopyOnWriteArrayList<>();
       List<ClientStats> stats = new CopyOnWriteArrayList<>();
       List<Thread> threads = new ArrayList<>();

@@ -57,13 +57,7 @@ class DssmrFaultTest {
   void oracleAndPartitionLeadersCrashDuringMoves() throws Exception {
     long seed = DssmrFixture.seed("DssmrFaultTest");
     try (EmbeddedCluster c = DssmrFixture.bank(4, RandomTargetOracle::new)) {
-      TreeSet<ObjId> all = new TreeSet<>();
-      try (Client setup = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
-        for (int i = 0; i < ACCOUNTS; i++) {
-          all.add(ObjId.valueOf(i));
-          assertTrue(setup.sendCreate(Command.create(ObjId.valueOf(i), 100L)).get(60, TimeUnit.SECONDS).isOk());
-        }
-      }
+      TreeSet<ObjId> all = DssmrFixture.createAccounts(c, Client.Mode.DSSMR, ACCOUNTS, 100L);
       AtomicInteger done = new AtomicInteger();
       List<Throwable> errors = new CopyOnWriteArrayList<>();
       List<Thread> threads = new ArrayList<>();

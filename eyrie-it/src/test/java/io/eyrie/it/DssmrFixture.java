@@ -85,6 +85,23 @@ final class DssmrFixture {
     return ObjId.valueOf(v);
   }
 
+  /**
+   * Creates accounts 0 to {@code accounts - 1}, each holding {@code initial}, through a client of
+   * its own, and checks each create; returns their ids.
+   */
+  static TreeSet<ObjId> createAccounts(EmbeddedCluster c, Client.Mode mode, int accounts, long initial)
+      throws Exception {
+    TreeSet<ObjId> all = new TreeSet<>();
+    try (Client setup = client(c, mode, 3)) {
+      for (int i = 0; i < accounts; i++) {
+        ObjId id = ObjId.valueOf(i);
+        all.add(id);
+        assertTrue(setup.sendCreate(Command.create(id, initial)).get(60, TimeUnit.SECONDS).isOk());
+      }
+    }
+    return all;
+  }
+
   /** Creates object {@code id} with {@code value} through the client; returns the reply. */
   static Reply create(Client c, long id, long value) throws Exception {
     return get(c.sendCreate(Command.create(id(id), value)));

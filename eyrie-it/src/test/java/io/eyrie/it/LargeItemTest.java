@@ -113,12 +113,22 @@ class LargeItemTest {
     sim.groups.forEach((gr, s) -> assertEquals(0, s.queuedCount(), gr + " is not parked"));
   }
 
+  /** Three nodes, an oracle and two partitions hosting {@link #SERVICE}, with short election timeouts. */
+  private static EmbeddedCluster startCluster() {
+    return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
+        .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build()).app(SERVICE).start();
+  }
+
+  /** A DS-SMR client of the cluster that falls back to S-SMR after {@code retryThreshold} retries. */
+  private static Client client(EmbeddedCluster cluster, int retryThreshold) {
+    return Client.newBuilder().cluster(cluster.cluster()).service(SERVICE).mode(Client.Mode.DSSMR)
+        .retryThreshold(retryThreshold).build();
+  }
+
   @Test
   void valuesJustBelowTheBoundPassThroughARealClusterAndLargerOnesAreAnError() throws Exception {
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
-            .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build()).app(SERVICE).start();
-        Client ssmr = Client.newBuilder().cluster(cluster.cluster()).service(SERVICE).mode(Client.Mode.DSSMR)
-            .retryThreshold(0).build()) {
+    try (EmbeddedCluster cluster = startCluster();
+        Client ssmr = client(cluster, 0)) {
       // S-SMR from the start: each create goes to every partition, and each access exchanges the
       // values of the partitions' objects over the channels.
       assertTrue(ssmr.sendCreate(Command.create(A, null)).get(30, TimeUnit.SECONDS).isOk());
@@ -137,8 +147,7 @@ class LargeItemTest {
         assertEquals((long) JUST_BELOW, ssmr.sendAccess(Command.access(new Size(), A, B)).get(60, TimeUnit.SECONDS).value(),
             "and the command that tried changed nothing");
         // (An S-SMR command ships A's value before it runs, so only a command at A's partition alone shrinks it.)
-        try (Client local = Client.newBuilder().cluster(cluster.cluster()).service(SERVICE).mode(Client.Mode.DSSMR)
-            .retryThreshold(3).build()) {
+        try (Client local = client(cluster, 3)) {
           assertEquals(0L, local.sendAccess(Command.access(new Grow(0), A)).get(60, TimeUnit.SECONDS).value());
         }
         assertEquals(0L, ssmr.sendAccess(Command.access(new Size(), A, B)).get(60, TimeUnit.SECONDS).value(),
@@ -152,10 +161,8 @@ class LargeItemTest {
   /** A drain whose objects are too large to move together moves them in pieces, and completes. */
   @Test
   void aDrainOfLargeObjectsMovesThemInPiecesAndCompletes() throws Exception {
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true)
-            .options(NodeOptions.newBuilder().electionTimeoutMs(600, 1200).build()).app(SERVICE).start();
-        Client c = Client.newBuilder().cluster(cluster.cluster()).service(SERVICE).mode(Client.Mode.DSSMR)
-            .retryThreshold(3).build()) {
+    try (EmbeddedCluster cluster = startCluster();
+        Client c = client(cluster, 3)) {
       ObjId[] ids = {ObjId.valueOf(10), ObjId.valueOf(11), ObjId.valueOf(12)};
       for (ObjId id : ids) {
         assertTrue(c.sendCreate(Command.create(id, null)).get(30, TimeUnit.SECONDS).isOk());

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.SortedMap;
@@ -14,7 +13,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 
 /**
  * A whole cluster in one JVM, on loopback ports, with on-disk storage in a directory of its
@@ -106,7 +104,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
     if (n != null) {
       // On a daemon thread too: closing makes Ratis start threads (see startOnDaemonThread).
-      onDaemonThread("eyrie-embedded-stop-n" + id, () -> {
+      EmbeddedThreads.onDaemonThread("eyrie-embedded-stop-n" + id, () -> {
         n.close();
         return null;
       });
@@ -138,38 +136,7 @@ public final class EmbeddedCluster implements AutoCloseable {
    * {@link Builder#start()} without closing the cluster does not keep the JVM alive.
    */
   private Node startOnDaemonThread(int id) {
-    return onDaemonThread("eyrie-embedded-start-n" + id, () -> Node.start(cluster, id, storageOf(id), apps, options));
-  }
-
-  private static <T> T onDaemonThread(String name, java.util.concurrent.Callable<T> task) {
-    Object[] out = new Object[1];
-    Thread t = new Thread(() -> {
-      try {
-        out[0] = task.call();
-      } catch (Exception | Error e) {
-        out[0] = e;
-      }
-    }, name);
-    t.setDaemon(true);
-    t.start();
-    try {
-      t.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted: " + name, e);
-    }
-    if (out[0] instanceof IOException e) {
-      throw new UncheckedIOException(name, e);
-    } else if (out[0] instanceof RuntimeException e) {
-      throw e;
-    } else if (out[0] instanceof Error e) {
-      throw e;
-    } else if (out[0] instanceof Exception e) {
-      throw new IllegalStateException(name, e);
-    }
-    @SuppressWarnings("unchecked")
-    T result = (T) out[0];
-    return result;
+    return EmbeddedThreads.onDaemonThread("eyrie-embedded-start-n" + id, () -> Node.start(cluster, id, storageOf(id), apps, options));
   }
 
   /** Stops every node. */
@@ -287,18 +254,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   public void close() {
     killAll();
     if (deleteStorage) {
-      deleteRecursively(storage);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // best effort: a temp directory left behind is harmless
+      EmbeddedThreads.deleteRecursively(storage);
     }
   }
 

@@ -121,7 +121,7 @@ public final class Node implements AutoCloseable {
     try {
       host.start(channels);
       this.endpoint = ClientEndpoint.start(self.host(), self.clientPort(), codec,
-          new NodeRequestHandler(nodeId, codec, host, channels, () -> requestListener), options.maxFrameBytes());
+          new NodeRequestHandler(nodeId, codec, host, channels, () -> requestListener), ClientEndpoint.Limits.of(options));
       channels.start();
       leaders.start();
     } catch (IOException | RuntimeException e) {
@@ -191,6 +191,11 @@ public final class Node implements AutoCloseable {
   /** Returns the groups hosted here (a group added to the cluster once its replica here runs). */
   public List<GroupId> groups() {
     return host.groups();
+  }
+
+  /** Returns what the client endpoint's connection limits did since the node started (see {@link NodeOptions}). */
+  public EndpointStats endpointStats() {
+    return endpoint.stats();
   }
 
   /** Returns true if this node's replica currently leads the group. */

@@ -23,6 +23,26 @@ public final class NodeOptions {
   /** Default maximum client frame size, in bytes. */
   public static final int MAX_FRAME_BYTES_DEFAULT = 4 << 20;
   /**
+   * Default time a client connection may hold a started, unfinished frame without sending a byte
+   * before the node closes it (10 s).
+   */
+  public static final int FRAME_IDLE_TIMEOUT_MS_DEFAULT = 10_000;
+  /** Default maximum number of open client connections per node. */
+  public static final int MAX_CLIENT_CONNECTIONS_DEFAULT = 4096;
+  /** Default maximum number of open client connections from one remote address. */
+  public static final int MAX_CLIENT_CONNECTIONS_PER_ADDRESS_DEFAULT = 1024;
+  /**
+   * Default maximum number of requests a node works on for one client connection at once; past
+   * it the node stops reading that connection until some are answered.
+   */
+  public static final int MAX_IN_FLIGHT_PER_CONNECTION_DEFAULT = 1024;
+  /**
+   * Default maximum number of client requests (multicasts and queries) a node has taken and not
+   * yet answered, over all connections; past it new ones are answered {@link Status#UNAVAILABLE}
+   * ("busy") at once, and the client tries again later.
+   */
+  public static final int MAX_PENDING_REQUESTS_DEFAULT = 10_000;
+  /**
    * System property giving the event-loop threads of every Ratis Netty server and client in the
    * JVM; read once, when the first node or Ratis client starts. Eyrie sets it to
    * {@link #EVENT_LOOP_THREADS_DEFAULT} unless it is set already (see docs/design.md and issue
@@ -68,6 +88,11 @@ public final class NodeOptions {
   private final int electionTimeoutMinMs;
   private final int electionTimeoutMaxMs;
   private final int maxFrameBytes;
+  private final int frameIdleTimeoutMs;
+  private final int maxClientConnections;
+  private final int maxClientConnectionsPerAddress;
+  private final int maxInFlightPerConnection;
+  private final int maxPendingRequests;
   private final int channelBatchMaxItems;
   private final int channelWindow;
   private final int submitInFlight;
@@ -84,6 +109,11 @@ public final class NodeOptions {
     this.electionTimeoutMinMs = b.electionTimeoutMinMs;
     this.electionTimeoutMaxMs = b.electionTimeoutMaxMs;
     this.maxFrameBytes = b.maxFrameBytes;
+    this.frameIdleTimeoutMs = b.frameIdleTimeoutMs;
+    this.maxClientConnections = b.maxClientConnections;
+    this.maxClientConnectionsPerAddress = b.maxClientConnectionsPerAddress;
+    this.maxInFlightPerConnection = b.maxInFlightPerConnection;
+    this.maxPendingRequests = b.maxPendingRequests;
     this.channelBatchMaxItems = b.channelBatchMaxItems;
     this.channelWindow = b.channelWindow;
     this.submitInFlight = b.submitInFlight;
@@ -113,6 +143,11 @@ public final class NodeOptions {
     b.electionTimeoutMinMs = electionTimeoutMinMs;
     b.electionTimeoutMaxMs = electionTimeoutMaxMs;
     b.maxFrameBytes = maxFrameBytes;
+    b.frameIdleTimeoutMs = frameIdleTimeoutMs;
+    b.maxClientConnections = maxClientConnections;
+    b.maxClientConnectionsPerAddress = maxClientConnectionsPerAddress;
+    b.maxInFlightPerConnection = maxInFlightPerConnection;
+    b.maxPendingRequests = maxPendingRequests;
     b.channelBatchMaxItems = channelBatchMaxItems;
     b.channelWindow = channelWindow;
     b.submitInFlight = submitInFlight;
@@ -155,6 +190,42 @@ public final class NodeOptions {
   /** Largest client frame accepted, in bytes. */
   public int maxFrameBytes() {
     return maxFrameBytes;
+  }
+
+  /**
+   * How long, in milliseconds, a client connection may hold a started frame without sending any
+   * of its remaining bytes; then the node answers BAD_REQUEST and closes it. Time during which the
+   * node itself stopped reading the connection (back-pressure) does not count.
+   */
+  public int frameIdleTimeoutMs() {
+    return frameIdleTimeoutMs;
+  }
+
+  /** Most open client connections per node; the node closes further ones as it accepts them. */
+  public int maxClientConnections() {
+    return maxClientConnections;
+  }
+
+  /** Most open client connections from one remote address; the node closes further ones as it accepts them. */
+  public int maxClientConnectionsPerAddress() {
+    return maxClientConnectionsPerAddress;
+  }
+
+  /**
+   * Most requests the node works on for one client connection at once; with that many
+   * unanswered it stops reading the connection (back-pressure) until one is answered.
+   */
+  public int maxInFlightPerConnection() {
+    return maxInFlightPerConnection;
+  }
+
+  /**
+   * Most client multicasts and queries the node has taken and not yet answered, over all its
+   * connections; past it new ones are answered {@link Status#UNAVAILABLE} with an error that
+   * starts with "busy", and the client tries again later.
+   */
+  public int maxPendingRequests() {
+    return maxPendingRequests;
   }
 
   /** Most items in one channel batch. */
@@ -208,6 +279,11 @@ public final class NodeOptions {
     private int electionTimeoutMinMs = ELECTION_TIMEOUT_MIN_MS_DEFAULT;
     private int electionTimeoutMaxMs = ELECTION_TIMEOUT_MAX_MS_DEFAULT;
     private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
+    private int frameIdleTimeoutMs = FRAME_IDLE_TIMEOUT_MS_DEFAULT;
+    private int maxClientConnections = MAX_CLIENT_CONNECTIONS_DEFAULT;
+    private int maxClientConnectionsPerAddress = MAX_CLIENT_CONNECTIONS_PER_ADDRESS_DEFAULT;
+    private int maxInFlightPerConnection = MAX_IN_FLIGHT_PER_CONNECTION_DEFAULT;
+    private int maxPendingRequests = MAX_PENDING_REQUESTS_DEFAULT;
     private int channelBatchMaxItems = CHANNEL_BATCH_MAX_ITEMS_DEFAULT;
     private int channelWindow = CHANNEL_WINDOW_DEFAULT;
     private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
@@ -261,6 +337,36 @@ public final class NodeOptions {
         throw new IllegalArgumentException("maxFrameBytes must be at least 1024: " + v);
       }
       this.maxFrameBytes = v;
+      return this;
+    }
+
+    /** Sets how long a client connection may hold a started frame without sending a byte of it (ms, at least 1). */
+    public Builder frameIdleTimeoutMs(int v) {
+      this.frameIdleTimeoutMs = (int) positive(v, "frameIdleTimeoutMs");
+      return this;
+    }
+
+    /** Sets the most open client connections per node. */
+    public Builder maxClientConnections(int v) {
+      this.maxClientConnections = (int) positive(v, "maxClientConnections");
+      return this;
+    }
+
+    /** Sets the most open client connections from one remote address. */
+    public Builder maxClientConnectionsPerAddress(int v) {
+      this.maxClientConnectionsPerAddress = (int) positive(v, "maxClientConnectionsPerAddress");
+      return this;
+    }
+
+    /** Sets the most requests the node works on for one client connection at once. */
+    public Builder maxInFlightPerConnection(int v) {
+      this.maxInFlightPerConnection = (int) positive(v, "maxInFlightPerConnection");
+      return this;
+    }
+
+    /** Sets the most client requests the node has taken and not yet answered, over all connections. */
+    public Builder maxPendingRequests(int v) {
+      this.maxPendingRequests = (int) positive(v, "maxPendingRequests");
       return this;
     }
 

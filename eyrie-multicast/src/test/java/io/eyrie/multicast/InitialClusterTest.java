@@ -1,5 +1,10 @@
 package io.eyrie.multicast;
 
+import static io.eyrie.multicast.testing.TestGroups.ORACLE;
+import static io.eyrie.multicast.testing.TestGroups.P0;
+import static io.eyrie.multicast.testing.TestGroups.P1;
+import static io.eyrie.multicast.testing.TestGroups.P2;
+import static io.eyrie.multicast.testing.TestGroups.P3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -24,11 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(30)
 class InitialClusterTest {
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
-  static final GroupId P3 = GroupId.valueOf("p3");
   static final ClusterConfig FILE = ClusterConfig.parse("""
       node 1 127.0.0.1 raft=1 client=2
       node 2 127.0.0.1 raft=3 client=4

@@ -43,19 +43,8 @@ class LeaderPlacementTest {
 
   @Test
   void leadersSettleOnTheirPreferredNodesAndReturnAfterAFailover() {
-    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
-        .options(NodeOptions.newBuilder().electionTimeoutMs(500, 1000).build())
-        .deliverers(new EchoDeliverers()).start()) {
-      c.awaitLeaders(Duration.ofSeconds(60));
-      awaitPreferred(c, Duration.ofSeconds(60));
-      GroupId g = c.cluster().partitions().get(0);
-      int victim = RatisSupport.preferredLeader(c.cluster(), g);
-      c.kill(victim);
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (c.leaderOf(g) == 0 && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(20_000_000L);
-      }
-      assertNotEquals(0, c.leaderOf(g), "a new leader while the preferred node is down");
+    try (EmbeddedCluster c = settledCluster()) {
+      int victim = killPreferredLeaderOfFirstPartition(c);
       c.restart(victim);
       awaitPreferred(c, Duration.ofSeconds(60));
     }
@@ -63,19 +52,8 @@ class LeaderPlacementTest {
 
   @Test
   void aPreferredNodeThatWasDownGetsItsGroupsBackOnlyAfterKeepingUpForAWhile() {
-    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
-        .options(NodeOptions.newBuilder().electionTimeoutMs(500, 1000).build())
-        .deliverers(new EchoDeliverers()).start()) {
-      c.awaitLeaders(Duration.ofSeconds(60));
-      awaitPreferred(c, Duration.ofSeconds(60));
-      GroupId g = c.cluster().partitions().get(0);
-      int victim = RatisSupport.preferredLeader(c.cluster(), g);
-      c.kill(victim);
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (c.leaderOf(g) == 0 && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(20_000_000L);
-      }
-      assertNotEquals(0, c.leaderOf(g), "a new leader while the preferred node is down");
+    try (EmbeddedCluster c = settledCluster()) {
+      int victim = killPreferredLeaderOfFirstPartition(c);
       // Down long enough for the new leader to take it for absent, not just slow (the absence
       // itself is what is set up here, so this waits for time to pass).
       long absentUntil = System.nanoTime() + (LeaderBalancer.ABSENT_SILENCE_MS + 1000) * 1_000_000L;
@@ -89,6 +67,29 @@ class LeaderPlacementTest {
       assertTrue(backAfterMs >= LeaderBalancer.HAND_BACK_SETTLE_NANOS / 1_000_000L,
           "the leadership went back " + backAfterMs + " ms after the restart, before the node kept up for the settle time");
     }
+  }
+
+  /** Starts 3 nodes and 3 partitions with short election timeouts; returns once every leader is preferred. */
+  private static EmbeddedCluster settledCluster() {
+    EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
+        .options(NodeOptions.newBuilder().electionTimeoutMs(500, 1000).build())
+        .deliverers(new EchoDeliverers()).start();
+    c.awaitLeaders(Duration.ofSeconds(60));
+    awaitPreferred(c, Duration.ofSeconds(60));
+    return c;
+  }
+
+  /** Kills the preferred leader of the first partition and waits for another leader; returns the killed node. */
+  private static int killPreferredLeaderOfFirstPartition(EmbeddedCluster c) {
+    GroupId g = c.cluster().partitions().get(0);
+    int victim = RatisSupport.preferredLeader(c.cluster(), g);
+    c.kill(victim);
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (c.leaderOf(g) == 0 && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(20_000_000L);
+    }
+    assertNotEquals(0, c.leaderOf(g), "a new leader while the preferred node is down");
+    return victim;
   }
 
   /** Waits until every group is led by its preferred node; fails with the placement otherwise. */

@@ -43,6 +43,13 @@ class MulticastClientTest {
         r.start().payload(), 0);
     ClientEndpoint endpoint;
 
+    /** A node that takes every multicast and never answers it. */
+    static FakeNode silent() {
+      FakeNode n = new FakeNode();
+      n.onMulticast = r -> never();
+      return n;
+    }
+
     @Override
     public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest r) {
       seen.add(r);
@@ -171,8 +178,7 @@ class MulticastClientTest {
 
   @Test
   void silentNodeIsBypassedAfterTheAttemptTimeout() throws Exception {
-    FakeNode silent = new FakeNode();
-    silent.onMulticast = r -> never();
+    FakeNode silent = FakeNode.silent();
     FakeNode live = new FakeNode();
     MulticastClient c = client(start(silent, live), 300, 20_000);
     for (long i = 0; i < 4; i++) {
@@ -203,8 +209,7 @@ class MulticastClientTest {
 
   @Test
   void lostConnectionIsResentElsewhere() throws Exception {
-    FakeNode doomed = new FakeNode();
-    doomed.onMulticast = r -> never();
+    FakeNode doomed = FakeNode.silent();
     FakeNode live = new FakeNode();
     MulticastClient c = client(start(doomed, live), 30_000, 40_000);
     CompletableFuture<Object> f = c.multicast(Set.of(P0), "x"); // round-robin starts at node 1
@@ -248,10 +253,8 @@ class MulticastClientTest {
 
   @Test
   void totalTimeoutFailsWithTimeoutExceptionAndFinishesTheSeq() throws Exception {
-    FakeNode n1 = new FakeNode();
-    FakeNode n2 = new FakeNode();
-    n1.onMulticast = r -> never();
-    n2.onMulticast = r -> never();
+    FakeNode n1 = FakeNode.silent();
+    FakeNode n2 = FakeNode.silent();
     MulticastClient c = client(start(n1, n2), 200, 900);
     assertInstanceOf(TimeoutException.class, failure(c.multicast(Set.of(P0), "lost")));
     assertTrue(c.resends() >= 2, "resent while waiting: " + c.resends());
@@ -269,10 +272,8 @@ class MulticastClientTest {
 
   @Test
   void attemptTimeoutsDoubleUpToFourTimesAndTheTimeoutCarriesTheMsgId() throws Exception {
-    FakeNode n1 = new FakeNode();
-    FakeNode n2 = new FakeNode();
-    n1.onMulticast = r -> never();
-    n2.onMulticast = r -> never();
+    FakeNode n1 = FakeNode.silent();
+    FakeNode n2 = FakeNode.silent();
     record Resend(long nanos, MsgId id, int attempts, ResendListener.Reason reason) {}
     List<Resend> resends = new CopyOnWriteArrayList<>();
     MulticastClient c = MulticastClient.newBuilder().cluster(start(n1, n2)).registry(REGISTRY)
@@ -387,8 +388,7 @@ class MulticastClientTest {
 
   @Test
   void closeFailsOutstandingCalls() throws Exception {
-    FakeNode n = new FakeNode();
-    n.onMulticast = r -> never();
+    FakeNode n = FakeNode.silent();
     MulticastClient c = client(start(n), 20_000, 30_000);
     CompletableFuture<Object> f = c.multicast(Set.of(P0), 1L);
     Waits.until(Duration.ofSeconds(10), () -> !n.seen.isEmpty(), () -> "request arrived");

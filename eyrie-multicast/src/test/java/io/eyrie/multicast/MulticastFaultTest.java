@@ -25,19 +25,25 @@ class MulticastFaultTest {
         .deliverers((g, cl, codec) -> new RecordingDeliverer()).start();
   }
 
+  /** Starts the workload on a thread of its own and returns that thread. */
+  private static Thread runInBackground(MulticastWorkload w) {
+    Thread run = new Thread(() -> {
+      try {
+        w.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    run.start();
+    return run;
+  }
+
   @Test
   void leaderNodeKilledAndRestartedMidRun() throws Exception {
     long seed = MulticastPropertyTest.seed();
     try (EmbeddedCluster c = cluster()) {
       MulticastWorkload w = new MulticastWorkload(c, seed, 4, 150, 6);
-      Thread run = new Thread(() -> {
-        try {
-          w.run();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      run.start();
+      Thread run = runInBackground(w);
       Waits.until(Duration.ofSeconds(60), () -> w.completed.get() > w.total() / 4, () -> "progress before the kill");
       int victim = c.leaderOf(GroupId.valueOf("p1"));
       assertTrue(victim > 0, "p1 has a leader");
@@ -58,14 +64,7 @@ class MulticastFaultTest {
     long seed = MulticastPropertyTest.seed();
     try (EmbeddedCluster c = cluster()) {
       MulticastWorkload first = new MulticastWorkload(c, seed, 3, 120, 6);
-      Thread run = new Thread(() -> {
-        try {
-          first.run();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      run.start();
+      Thread run = runInBackground(first);
       Waits.until(Duration.ofSeconds(60), () -> first.completed.get() > first.total() / 3, () -> "progress");
       System.out.println("killing every node after " + first.completed.get() + " completions");
       c.killAll();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.testing.RawConnection;
+import io.eyrie.multicast.testing.StatelessDeliverer;
 import io.eyrie.multicast.testing.Waits;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +26,7 @@ class NodeHostileSizeTest {
   private static final long MAX_ALLOCATION = 64L << 20;
 
   /** Counts every delivery, whatever the payload, and replies with the count. */
-  static final class Counting implements Deliverer {
+  static final class Counting extends StatelessDeliverer {
     final AtomicInteger delivered = new AtomicInteger();
 
     @Override
@@ -37,14 +38,6 @@ class NodeHostileSizeTest {
     public Object query(Object query) {
       return (long) delivered.get();
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   @Test

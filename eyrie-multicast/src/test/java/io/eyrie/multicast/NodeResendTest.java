@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.testing.RawConnection;
+import io.eyrie.multicast.testing.StatelessDeliverer;
 import io.eyrie.multicast.testing.Waits;
 import java.time.Duration;
 import java.util.HashMap;
@@ -29,7 +30,7 @@ class NodeResendTest {
   private static final long HOLD = -1;
 
   /** Replies with the payload; at p0, message HOLD is held until the gate opens. */
-  static final class GateDeliverer implements Deliverer {
+  static final class GateDeliverer extends StatelessDeliverer {
     private final GroupId group;
     private final CountDownLatch gate;
     private final AtomicInteger entered;
@@ -52,14 +53,6 @@ class NodeResendTest {
       }
       return Execution.reply(ctx.payload());
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   @Test

@@ -18,6 +18,7 @@ import io.eyrie.core.protocol.Prophecy;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.testing.FakeExecutionContext;
+import io.eyrie.multicast.testing.TestGroups;
 import io.eyrie.oracle.placement.PlacementPlanner;
 import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
@@ -33,21 +34,21 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class GraphPlacementTest {
-  static final GroupId P0 = OracleServerTest.P0;
-  static final GroupId P1 = OracleServerTest.P1;
+  static final GroupId P0 = TestGroups.P0;
+  static final GroupId P1 = TestGroups.P1;
 
-  final Codec codec = OracleServerTest.eyrieCodec();
+  final Codec codec = OracleServerFixture.eyrieCodec();
 
   OracleStateMachine graphOracle() {
     OracleStateMachine o = new OracleStateMachine(OracleStateMachine.Placement.GRAPH);
-    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerFixture.CLUSTER, codec);
     return o;
   }
 
   /** Creates an object at a partition, as the protocol does (the partition's Begun, then the verdict). */
   void create(OracleStateMachine o, long id, GroupId at) {
-    FakeExecutionContext c = new FakeExecutionContext(codec, OracleServerTest.ORACLE,
-        new CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, OracleServerTest.ORACLE, at);
+    FakeExecutionContext c = new FakeExecutionContext(codec, TestGroups.ORACLE,
+        new CreateReq(Command.create(ObjId.valueOf(id), 0L), at), at, TestGroups.ORACLE, at);
     o.deliver(c);
     c.receive(at, new Begun(at));
     o.resume(c);
@@ -105,11 +106,16 @@ class GraphPlacementTest {
     return a == b ? null : new long[] {a, b};
   }
 
-  @Test
-  void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
+  /** A random source from -Deyrie.seed, or from a fresh seed; prints the seed, so that a run can be replayed. */
+  private static Random seededRandom() {
     long seed = Long.getLong("eyrie.seed", new Random().nextLong());
     System.out.println("GraphPlacementTest seed " + seed);
-    Random rnd = new Random(seed);
+    return new Random(seed);
+  }
+
+  @Test
+  void communitiesSplitOverThePartitionsAreGatheredOnePerPartition() {
+    Random rnd = seededRandom();
     OracleStateMachine o = twoSplitCommunities();
     Runnable workload = () -> {
       for (int i = 0; i < 20; i++) {
@@ -159,23 +165,12 @@ class GraphPlacementTest {
     if (p == null || !p.worthMoving()) {
       return false;
     }
-    java.util.Map<Long, GroupId> at = new java.util.TreeMap<>();
-    for (long id = 1; id <= 12; id++) {
-      at.put(id, p.placement().getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
-    }
-    for (long id = 2; id <= 6; id++) {
-      if (!at.get(1L).equals(at.get(id)) || !at.get(7L).equals(at.get(id + 6))) {
-        return false;
-      }
-    }
-    return !at.get(1L).equals(at.get(7L));
+    return apart(o, p.placement());
   }
 
   @Test
   void withoutLocalityTheOracleAnswersNoTargetSoTheClientRunsSsmr() {
-    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
-    System.out.println("GraphPlacementTest seed " + seed);
-    Random rnd = new Random(seed);
+    Random rnd = seededRandom();
     OracleStateMachine o = graphOracle();
     int n = 60;
     for (long id = 1; id <= n; id++) {
@@ -202,9 +197,7 @@ class GraphPlacementTest {
    */
   @Test
   void samplesOfSinglePartitionCommandsFeedThePlanWithoutAnyConsult() {
-    long seed = Long.getLong("eyrie.seed", new Random().nextLong());
-    System.out.println("GraphPlacementTest seed " + seed);
-    Random rnd = new Random(seed);
+    Random rnd = seededRandom();
     OracleStateMachine o = twoSplitCommunities();
     Runnable reports = () -> {
       java.util.ArrayList<long[]> accesses = new java.util.ArrayList<>();
@@ -226,9 +219,17 @@ class GraphPlacementTest {
   /** True if the plan (and the map, for objects it leaves) keeps 1-6 together, 7-12 together, apart. */
   private static boolean twoCommunitiesApart(OracleStateMachine o) {
     PlanMoves moves = (PlanMoves) o.query(new PlanReq(100));
+    return apart(o, moves.to());
+  }
+
+  /**
+   * True if objects 1-6 are in one partition and 7-12 in another, each where {@code planned}
+   * puts it or, if it does not name it, where the oracle's map has it.
+   */
+  private static boolean apart(OracleStateMachine o, java.util.Map<ObjId, GroupId> planned) {
     java.util.Map<Long, GroupId> at = new java.util.TreeMap<>();
     for (long id = 1; id <= 12; id++) {
-      at.put(id, moves.to().getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
+      at.put(id, planned.getOrDefault(ObjId.valueOf(id), o.locationOf(ObjId.valueOf(id))));
     }
     for (long id = 2; id <= 6; id++) {
       if (!at.get(1L).equals(at.get(id)) || !at.get(7L).equals(at.get(id + 6))) {
@@ -241,7 +242,7 @@ class GraphPlacementTest {
   @Test
   void thePapersRuleIsTheDefault() {
     OracleStateMachine o = new OracleStateMachine();
-    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerFixture.CLUSTER, codec);
     assertEquals(OracleStateMachine.Placement.PAPER, o.placement());
     assertNull(serverOf(o).graphPlacement());
     create(o, 1, P0);

@@ -10,6 +10,7 @@ import io.eyrie.core.protocol.PlanMoves;
 import io.eyrie.core.protocol.PlanReq;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.testing.TestGroups;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -23,9 +24,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(10)
 class OracleSnapshotTest {
-  static final GroupId P0 = OracleServerTest.P0;
-  static final GroupId P1 = OracleServerTest.P1;
-  static final GroupId P2 = OracleServerTest.P2;
+  static final GroupId P0 = TestGroups.P0;
+  static final GroupId P1 = TestGroups.P1;
+  static final GroupId P2 = TestGroups.P2;
 
   /**
    * Objects 1 and 3 in p0, 2 in p1 and 4 in p2; p2 added and p0 retired since the cluster file;
@@ -37,7 +38,7 @@ class OracleSnapshotTest {
       + "000000000000010101000000000000000a000000000000000005000000000000000101010000000000000007000000000000"
       + "000013036372656174656420312c20322c20332c20b40370b00070b10170b201";
 
-  final Codec codec = OracleServerTest.eyrieCodec();
+  final Codec codec = OracleServerFixture.eyrieCodec();
 
   /** An oracle whose application state is one string. */
   static final class Noting extends OracleStateMachine {
@@ -56,7 +57,7 @@ class OracleSnapshotTest {
 
   Noting oracle() {
     Noting o = new Noting();
-    o.init(OracleServerTest.ORACLE, OracleServerTest.CLUSTER, codec);
+    o.init(TestGroups.ORACLE, OracleServerFixture.CLUSTER, codec);
     return o;
   }
 

@@ -11,6 +11,7 @@ import java.util.List;
  * eyrie status --cluster FILE [--locate ID]
  * eyrie audit  --cluster FILE
  * eyrie partition list|add|retire|drain --cluster FILE [--group NAME] ...
+ * eyrie certs  --out DIR [--nodes 1,2,3] [--admin ops] [--client app] [--hosts H,...] [--days N]
  * eyrie --version
  * </pre>
  *
@@ -23,7 +24,7 @@ public final class EyrieMain {
   /** The commands, in the overview's order. */
   static CommandLine commandLine() {
     return new CommandLine("eyrie", List.of(new NodeCommand(), new StatusCommand(), new AuditCommand(),
-        new PartitionCommand()));
+        new PartitionCommand(), new CertsCommand()));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.eyrie.tools;
 
+import io.eyrie.multicast.EndpointStats;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.GroupStats;
 import io.eyrie.multicast.GroupStatus;
@@ -66,6 +67,39 @@ public final class NodeMetrics implements MeterBinder {
     Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
         .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
         .tags(nodeTag).register(r);
+    endpoint(r, nodeTag);
+  }
+
+  /** The client endpoint's connection limits: what is open and held now, and each time a limit fired. */
+  private void endpoint(MeterRegistry r, Tags t) {
+    Gauge.builder("eyrie.endpoint.connections", node, n -> safe(() -> n.endpointStats().connections()))
+        .description("open client connections").tags(t).register(r);
+    Gauge.builder("eyrie.endpoint.requests.held", node, n -> safe(() -> n.endpointStats().heldRequests()))
+        .description("client requests being worked on or read and waiting for their connection's in-flight bound")
+        .tags(t).register(r);
+    String refused = "client connections closed at accept over a cap (node: maxClientConnections, address: "
+        + "maxClientConnectionsPerAddress)";
+    endpointCounter(r, "eyrie.endpoint.refused", refused, t.and("reason", "node_cap"), EndpointStats::refusedNodeCap);
+    endpointCounter(r, "eyrie.endpoint.refused", refused, t.and("reason", "address_cap"),
+        EndpointStats::refusedAddressCap);
+    endpointCounter(r, "eyrie.endpoint.frame.timeouts",
+        "client connections closed for holding a started frame for frameIdleTimeoutMs", t,
+        EndpointStats::frameTimeouts);
+    String rejected = "client connections closed for a frame over maxFrameBytes or one that does not decode";
+    endpointCounter(r, "eyrie.endpoint.frames.rejected", rejected, t.and("reason", "too_long"),
+        EndpointStats::oversizedFrames);
+    endpointCounter(r, "eyrie.endpoint.frames.rejected", rejected, t.and("reason", "malformed"),
+        EndpointStats::malformedFrames);
+    endpointCounter(r, "eyrie.endpoint.read.pauses",
+        "times a client connection reached maxInFlightPerConnection and was not read until answered", t,
+        EndpointStats::readPauses);
+    endpointCounter(r, "eyrie.endpoint.busy", "client requests answered busy over maxPendingRequests", t,
+        EndpointStats::busyReplies);
+  }
+
+  private void endpointCounter(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<EndpointStats> f) {
+    FunctionCounter.builder(name, node, n -> safe(() -> f.applyAsDouble(n.endpointStats()))).description(help)
+        .tags(t).register(r);
   }
 
   /**

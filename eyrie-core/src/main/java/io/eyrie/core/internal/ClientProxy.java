@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -90,6 +91,33 @@ public final class ClientProxy {
   /** Returns the cause a {@link CompletionException} wraps, or the throwable itself. */
   public static Throwable unwrap(Throwable e) {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+
+  /** Returns a timer for the commands' deadlines, on a daemon thread (its owner shuts it down). */
+  public static ScheduledExecutorService deadlineTimer() {
+    return Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "eyrie-client-deadlines");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * As {@link #send}, and reports the outcome to the handler too.
+   *
+   * @param handler told of each retry and of the outcome
+   * @param command the command
+   * @param kind the kind it must be
+   * @param read whether the command only reads
+   */
+  public void sendTo(CallbackHandler handler, Command command, Command.Kind kind, boolean read) {
+    send(command, kind, handler, read).whenComplete((r, e) -> {
+      if (e != null) {
+        handler.failed(unwrap(e));
+      } else {
+        handler.done(r);
+      }
+    });
   }
 
   /**

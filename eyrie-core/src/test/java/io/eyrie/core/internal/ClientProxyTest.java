@@ -1,5 +1,9 @@
 package io.eyrie.core.internal;
 
+import static io.eyrie.multicast.testing.TestGroups.ORACLE;
+import static io.eyrie.multicast.testing.TestGroups.P0;
+import static io.eyrie.multicast.testing.TestGroups.P1;
+import static io.eyrie.multicast.testing.TestGroups.P2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,10 +47,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(10)
 class ClientProxyTest {
-  static final GroupId ORACLE = GroupId.valueOf("oracle");
-  static final GroupId P0 = GroupId.valueOf("p0");
-  static final GroupId P1 = GroupId.valueOf("p1");
-  static final GroupId P2 = GroupId.valueOf("p2");
   static final ObjId A = ObjId.valueOf(1);
   static final ObjId B = ObjId.valueOf(2);
 

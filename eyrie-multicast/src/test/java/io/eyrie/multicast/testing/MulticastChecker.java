@@ -119,11 +119,17 @@ public final class MulticastChecker {
     assertAcyclic(order);
   }
 
-  /** Fails if the union of the groups' delivery orders has a cycle. */
-  public static void assertAcyclic(Map<GroupId, List<Long>> order) {
-    Map<Long, Set<Long>> succ = new HashMap<>();
-    Map<Long, Integer> indeg = new HashMap<>();
-    for (List<Long> seq : order.values()) {
+  /**
+   * Fails if the union of the groups' delivery orders (each group's consecutive pairs) has a
+   * cycle, naming a few of the messages in it.
+   *
+   * @param order each group's deliveries, in order
+   * @param <T> how a message is named
+   */
+  public static <T> void assertAcyclic(Map<GroupId, List<T>> order) {
+    Map<T, Set<T>> succ = new HashMap<>();
+    Map<T, Integer> indeg = new HashMap<>();
+    for (List<T> seq : order.values()) {
       for (int i = 0; i < seq.size(); i++) {
         indeg.putIfAbsent(seq.get(i), 0);
         if (i > 0 && succ.computeIfAbsent(seq.get(i - 1), k -> new HashSet<>()).add(seq.get(i))) {
@@ -131,7 +137,7 @@ public final class MulticastChecker {
         }
       }
     }
-    ArrayDeque<Long> ready = new ArrayDeque<>();
+    ArrayDeque<T> ready = new ArrayDeque<>();
     indeg.forEach((t, d) -> {
       if (d == 0) {
         ready.add(t);
@@ -139,16 +145,23 @@ public final class MulticastChecker {
     });
     int seen = 0;
     while (!ready.isEmpty()) {
-      long t = ready.poll();
+      T t = ready.poll();
       seen++;
-      for (long s : succ.getOrDefault(t, Set.of())) {
+      for (T s : succ.getOrDefault(t, Set.of())) {
         if (indeg.merge(s, -1, Integer::sum) == 0) {
           ready.add(s);
         }
       }
     }
     if (seen != indeg.size()) {
-      fail("acyclic order: the union of delivery orders has a cycle among " + (indeg.size() - seen) + " messages");
+      List<T> inCycle = new ArrayList<>();
+      indeg.forEach((t, d) -> {
+        if (d > 0 && inCycle.size() < 6) {
+          inCycle.add(t);
+        }
+      });
+      fail("acyclic order: the union of the groups' delivery orders has a cycle through " + (indeg.size() - seen)
+          + " messages, e.g. " + inCycle);
     }
   }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 
 /**
  * The graphs, placements and seeds that the planner tests share: cliques, planted partitions and
@@ -78,6 +79,16 @@ final class PlannerFixtures {
           lightWeight += 0.1;
         }
       }
+    }
+
+    /** A placement with every member of clique {@code c} in partition {@code partitionOf.apply(c)}. */
+    Map<ObjId, GroupId> placedBy(IntFunction<GroupId> partitionOf) {
+      Map<ObjId, GroupId> out = new HashMap<>();
+      for (int c = 0; c < members.size(); c++) {
+        GroupId p = partitionOf.apply(c);
+        members.get(c).forEach(id -> out.put(id, p));
+      }
+      return out;
     }
 
     Map<ObjId, GroupId> randomPlacement(List<GroupId> parts, Random rnd) {

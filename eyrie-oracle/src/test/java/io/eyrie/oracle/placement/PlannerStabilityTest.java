@@ -35,11 +35,8 @@ class PlannerStabilityTest {
   void atTheOptimumNothingMoves() {
     Random rnd = new Random(seed("optimum"));
     Cliques g = new Cliques(4, 20, 6, rnd);
-    Map<ObjId, GroupId> cur = new HashMap<>();
-    for (int c = 0; c < 4; c++) {
-      GroupId p = GroupId.valueOf("p" + ((c + 1) % 4)); // any naming: it is already optimal
-      g.members.get(c).forEach(id -> cur.put(id, p));
-    }
+    // Any naming: it is already optimal.
+    Map<ObjId, GroupId> cur = g.placedBy(c -> GroupId.valueOf("p" + ((c + 1) % 4)));
     PlacementPlanner.Plan plan = planner.plan(g.graph, cur, parts(4));
     System.out.println("optimum: " + summary(plan));
     assertEquals(0, plan.moves());
@@ -52,11 +49,8 @@ class PlannerStabilityTest {
   void aStrayLightEdgeDoesNotSwapCommunitiesButAMisplacedObjectGoesHome() {
     Random rnd = new Random(seed("hysteresis"));
     Cliques g = new Cliques(4, 20, 0, rnd);
-    Map<ObjId, GroupId> cur = new HashMap<>();
-    for (int c = 0; c < 4; c++) {
-      GroupId p = GroupId.valueOf("p" + (c / 2)); // cliques 0 and 1 in p0, 2 and 3 in p1
-      g.members.get(c).forEach(id -> cur.put(id, p));
-    }
+    // Cliques 0 and 1 in p0, 2 and 3 in p1.
+    Map<ObjId, GroupId> cur = g.placedBy(c -> GroupId.valueOf("p" + (c / 2)));
     // One light edge between clique 0 (p0) and clique 2 (p1): a cut of 0.1 that only swapping
     // clique 1 and clique 2 (40 moves) would win back.
     g.graph.record(List.of(g.members.get(0).get(0), g.members.get(2).get(0)), 0.1);

@@ -10,6 +10,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.codec.MessageToMessageCodec;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Converts between one frame's bytes (the length prefix already removed) and the Kryo object
@@ -39,6 +41,96 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
     }
   }
 
+  /**
+   * A connection held a started frame for the idle timeout without sending another byte of it;
+   * raised by {@link FrameDecoder} as an exception down the pipeline.
+   */
+  public static final class FrameIdleException extends CorruptedFrameException {
+    private static final long serialVersionUID = 1L;
+
+    FrameIdleException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The length-prefix decoder, which can also tell whether it holds part of a frame and, given an
+   * idle timeout, raises {@link FrameIdleException} when a started frame gets no byte for that
+   * long while the channel is being read. Time during which the channel's auto-read is off (the
+   * node holding the connection back) does not count. Event loop only.
+   */
+  public static final class FrameDecoder extends LengthFieldBasedFrameDecoder {
+    private final long idleNanos;
+    private long lastRead = System.nanoTime();
+    private ScheduledFuture<?> check;
+
+    FrameDecoder(int maxFrameBytes, long idleTimeoutMs) {
+      super(maxFrameBytes, 0, 4, 0, 4);
+      this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
+    }
+
+    /** True if some bytes of a frame that is not complete yet have arrived. */
+    public boolean holdsPartialFrame() {
+      return actualReadableBytes() > 0;
+    }
+
+    /** Tells the decoder that reading resumed after a pause: the idle time starts again now. */
+    public void readingResumed() {
+      lastRead = System.nanoTime();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+      lastRead = System.nanoTime();
+      super.channelRead(ctx, msg);
+      if (idleNanos > 0 && check == null && holdsPartialFrame() && ctx.channel().isActive()) {
+        schedule(ctx, idleNanos);
+      }
+    }
+
+    private void schedule(ChannelHandlerContext ctx, long delayNanos) {
+      check = ctx.executor().schedule(() -> check(ctx), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void check(ChannelHandlerContext ctx) {
+      check = null;
+      if (!ctx.channel().isActive() || ctx.isRemoved() || !holdsPartialFrame()) {
+        return; // the next read that leaves part of a frame schedules again
+      }
+      long now = System.nanoTime();
+      if (!ctx.channel().config().isAutoRead()) {
+        lastRead = now; // held back by the node, not idle by the client's doing
+        schedule(ctx, idleNanos);
+        return;
+      }
+      long idle = now - lastRead;
+      if (idle < idleNanos) {
+        schedule(ctx, idleNanos - idle);
+        return;
+      }
+      ctx.fireExceptionCaught(new FrameIdleException("no byte of a started frame ("
+          + actualReadableBytes() + " bytes received) for " + TimeUnit.NANOSECONDS.toMillis(idleNanos) + " ms"));
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+      cancel();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+      cancel();
+      super.channelInactive(ctx);
+    }
+
+    private void cancel() {
+      if (check != null) {
+        check.cancel(false);
+        check = null;
+      }
+    }
+  }
+
   private final Codec codec;
 
   /**
@@ -47,7 +139,15 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
    * maxFrameBytes} including it, and the Kryo objects in them.
    */
   public static ChannelPipeline addFraming(ChannelPipeline p, Codec codec, int maxFrameBytes) {
-    return p.addLast("frameDecoder", new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4))
+    return addFraming(p, codec, maxFrameBytes, 0);
+  }
+
+  /**
+   * Adds the framing as {@link #addFraming(ChannelPipeline, Codec, int)} does, with an idle
+   * timeout for a started frame ({@link FrameDecoder}); 0 for none.
+   */
+  public static ChannelPipeline addFraming(ChannelPipeline p, Codec codec, int maxFrameBytes, long frameIdleTimeoutMs) {
+    return p.addLast("frameDecoder", new FrameDecoder(maxFrameBytes, frameIdleTimeoutMs))
         .addLast("framePrepender", new LengthFieldPrepender(4))
         .addLast("frameCodec", new FrameCodec(codec));
   }

@@ -63,6 +63,28 @@ class GroupStateClientExpiryTest {
     RulesSupport.settle(a, b);
   }
 
+  private SimDeliverer app0;
+  private SimDeliverer app1;
+  private GroupState g0;
+  private GroupState g1;
+
+  /** Sets up g0 and g1 with their deliverers app0 and app1, both with the expiry {@link #EXPIRY}. */
+  private void twoGroups() {
+    app0 = new SimDeliverer(null);
+    app1 = new SimDeliverer(null);
+    g0 = t.group(G0, app0, EXPIRY);
+    g1 = t.group(G1, app1, EXPIRY);
+  }
+
+  /** The client's message m0 to g0 and g1, submitted at its reply group g0 only; checks it was answered OK. */
+  private Start firstMessageThroughG0() {
+    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
+    t.submit(g0, m0);
+    exchange(g0, g1);
+    assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    return m0;
+  }
+
   @Test
   void activeClientKeepsItsRecordAndIsNotExpired() {
     GroupState s = t.group(G0, new SimDeliverer(null), EXPIRY);
@@ -119,15 +141,9 @@ class GroupStateClientExpiryTest {
    */
   @Test
   void recordCreatedBeforeTheFirstStartBatchIsNotExpiredByIt() {
-    SimDeliverer app0 = new SimDeliverer(null);
-    SimDeliverer app1 = new SimDeliverer(null);
-    GroupState g0 = t.group(G0, app0, EXPIRY);
-    GroupState g1 = t.group(G1, app1, EXPIRY);
+    twoGroups();
     // g1 learns m0 only through g0's proposal, before it applied any start batch.
-    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
-    t.submit(g0, m0);
-    exchange(g0, g1);
-    assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    Start m0 = firstMessageThroughG0();
     assertEquals(List.of(m0.id()), app1.delivered());
     // g1's first start batch (another client's), a minute later.
     t.time += 60_000L;
@@ -143,10 +159,7 @@ class GroupStateClientExpiryTest {
 
   @Test
   void watermarkLearnedThroughProposalsSurvivesTheSweep() {
-    SimDeliverer app0 = new SimDeliverer(null);
-    SimDeliverer app1 = new SimDeliverer(null);
-    GroupState g0 = t.group(G0, app0, EXPIRY);
-    GroupState g1 = t.group(G1, app1, EXPIRY);
+    twoGroups();
     t.submit(g1, t.start(OTHER, 0, 0, SimDeliverer.PLAIN, G1, G1));
     // The client submits m0 and m1 to their reply group g0; g1 learns them through proposals.
     Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
@@ -192,14 +205,8 @@ class GroupStateClientExpiryTest {
    */
   @Test
   void recordRecreatedByAProposalDoesNotLetAnOldResendThrough() {
-    SimDeliverer app0 = new SimDeliverer(null);
-    SimDeliverer app1 = new SimDeliverer(null);
-    GroupState g0 = t.group(G0, app0, EXPIRY);
-    GroupState g1 = t.group(G1, app1, EXPIRY);
-    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
-    t.submit(g0, m0);
-    exchange(g0, g1);
-    assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
+    twoGroups();
+    Start m0 = firstMessageThroughG0();
     // The client is idle at g0 for longer than the expiry.
     othersUse(g0, 40);
     assertNull(g0.clients.get(CLIENT));
@@ -245,10 +252,7 @@ class GroupStateClientExpiryTest {
    */
   @Test
   void lateItemsAfterTheRecordExpiredAreDropped() {
-    SimDeliverer app0 = new SimDeliverer(null);
-    SimDeliverer app1 = new SimDeliverer(null);
-    GroupState g0 = t.group(G0, app0, EXPIRY);
-    GroupState g1 = t.group(G1, app1, EXPIRY);
+    twoGroups();
     Start m = t.start(CLIENT, 0, 0, SimDeliverer.SEND_NO_WAIT, G0, G0, G1);
     t.submit(g0, m);
     t.submit(g1, m);
@@ -322,10 +326,7 @@ class GroupStateClientExpiryTest {
    */
   @Test
   void newMessageOfAClientExpiredAtItsReplyGroupIsNotRefusedWhileExecuted() {
-    SimDeliverer app0 = new SimDeliverer(null);
-    SimDeliverer app1 = new SimDeliverer(null);
-    GroupState g0 = t.group(G0, app0, EXPIRY);
-    GroupState g1 = t.group(G1, app1, EXPIRY);
+    twoGroups();
     Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
     t.submit(g0, m0);
     t.submit(g1, m0);

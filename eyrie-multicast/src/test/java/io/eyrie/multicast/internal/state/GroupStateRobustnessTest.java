@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.CodecTest;
-import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
@@ -20,8 +19,12 @@ import io.eyrie.multicast.internal.Wire.ChannelBatch;
 import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.internal.state.SimGroups.Ev;
 import io.eyrie.multicast.testing.ExpectedErrors;
+import io.eyrie.multicast.testing.StatelessDeliverer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,7 +57,7 @@ class GroupStateRobustnessTest {
   record Unregistered(long v) {}
 
   /** A deliverer whose behaviour is chosen by the payload {@code {seq, mode}}. */
-  static final class Misbehaving implements Deliverer {
+  static final class Misbehaving extends StatelessDeliverer {
     final List<MsgId> executed = new ArrayList<>();
 
     @Override
@@ -86,14 +89,6 @@ class GroupStateRobustnessTest {
       }
       return Execution.reply((long) executed.size());
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   private Ev only(MsgId id) {
@@ -108,15 +103,27 @@ class GroupStateRobustnessTest {
     assertEquals(Status.OK, only(ok.id()).reply().status(), "the group stopped serving");
   }
 
+  /** Checks that none of the groups keeps a message, pending or queued (describing them if one does). */
+  private static void assertNothingKept(GroupState... gs) {
+    Supplier<String> state = () -> Arrays.stream(gs).map(GroupState::describe).collect(Collectors.joining());
+    assertEquals(0, Arrays.stream(gs).mapToInt(GroupState::pendingCount).sum(), state);
+    assertEquals(0, Arrays.stream(gs).mapToInt(GroupState::queuedCount).sum(), state);
+  }
+
+  /** Submits m to s and checks that its one reply is an error that says {@code why}. */
+  private void submitAndExpectError(GroupState s, Start m, String why) {
+    t.submit(s, m);
+    Ev e = only(m.id());
+    assertEquals(Status.ERROR, e.reply().status());
+    assertTrue(e.reply().error().contains(why), e.reply().error());
+  }
+
   /** Review F9: an Error thrown by the application used to escape apply (Ratis stops). */
   @Test
   void applicationErrorBecomesAnErrorReply() {
     GroupState s = t.group(G0, new Misbehaving());
     Start m = t.start(0, THROW_ERROR, G0, G0);
-    t.submit(s, m);
-    Ev e = only(m.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("application invariant broken"), e.reply().error());
+    submitAndExpectError(s, m, "application invariant broken");
     assertServes(s, 1);
   }
 
@@ -126,10 +133,7 @@ class GroupStateRobustnessTest {
     GroupState s = t.group(G0, new Misbehaving());
     Start m = new Start(MsgId.valueOf(RulesSupport.CLIENT, 0, 0), new GroupId[] {G0}, G0,
         CodecTest.nestedLists(t.codec, 200_000), 0);
-    t.submit(s, m);
-    Ev e = only(m.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("nest"), e.reply().error());
+    submitAndExpectError(s, m, "nest");
     assertServes(s, 1);
   }
 
@@ -138,10 +142,7 @@ class GroupStateRobustnessTest {
   void awaitOnANonDestinationIsAnError() {
     GroupState s = t.group(G0, new Misbehaving());
     Start m = t.start(0, AWAIT_NON_DEST, G0, G0);
-    t.submit(s, m);
-    Ev e = only(m.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("not a destination"), e.reply().error());
+    submitAndExpectError(s, m, "not a destination");
     assertEquals(0, s.queuedCount());
     assertServes(s, 1);
   }
@@ -189,10 +190,7 @@ class GroupStateRobustnessTest {
     GroupState g0 = t.group(G0, new Misbehaving());
     GroupState g1 = t.group(G1, app1);
     Start bad = t.start(0, SEND_UNREGISTERED, G0, G0);
-    t.submit(g0, bad);
-    Ev e = only(bad.id());
-    assertEquals(Status.ERROR, e.reply().status());
-    assertTrue(e.reply().error().contains("Unregistered"), e.reply().error());
+    submitAndExpectError(g0, bad, "Unregistered");
     Start good = t.start(1, SEND_TO_G1, G0, G0);
     t.submit(g0, good);
     assertEquals(Status.OK, only(good.id()).reply().status());
@@ -268,7 +266,7 @@ class GroupStateRobustnessTest {
     assertEquals(List.of(), app0.executed, "g0 executed one version");
     assertEquals(List.of(), app1.executed, "g1 executed the other");
     assertEquals(Status.ERROR, only(a.id()).reply().status());
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g0.queuedCount() + g1.queuedCount());
+    assertNothingKept(g0, g1);
     assertServes(g0, 1);
   }
 
@@ -291,9 +289,7 @@ class GroupStateRobustnessTest {
     t.submit(g1, b);
     t.submit(g2, b);
     exchange(g0, g1, g2);
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount(), () -> g0.describe() + g1.describe()
-        + g2.describe());
-    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount());
+    assertNothingKept(g0, g1, g2);
     assertEquals(List.of(), app0.executed);
     assertEquals(List.of(), app1.executed);
     assertEquals(List.of(), app2.executed);
@@ -315,7 +311,7 @@ class GroupStateRobustnessTest {
    * to g0 when g0 is a destination, and replies. Records what each resume was told about
    * destinations that abandoned the message.
    */
-  static final class WaitingForG1 implements Deliverer {
+  static final class WaitingForG1 extends StatelessDeliverer {
     final List<MsgId> delivered = new ArrayList<>();
     final List<List<GroupId>> resumedAbandonedBy = new ArrayList<>();
 
@@ -339,14 +335,6 @@ class GroupStateRobustnessTest {
       }
       return Execution.reply((Long) ctx.received(G1).get(0));
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   /** Ships every outbox item from one group to another, once. */
@@ -408,10 +396,7 @@ class GroupStateRobustnessTest {
     assertEquals(List.of(), app1.delivered, "g1 ran neither version");
     assertEquals(List.of(), app2.delivered, "g2 ran neither version");
     assertEquals(List.of(List.of(G1)), app0.resumedAbandonedBy, "g0 was told that g1 abandoned a");
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount(), () -> g0.describe() + g1.describe()
-        + g2.describe());
-    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount(), () -> g0.describe() + g1.describe()
-        + g2.describe());
+    assertNothingKept(g0, g1, g2);
     assertEquals(Status.ERROR, only(a.id()).reply().status());
     // A snapshot taken while g0 waited would carry the abandonment too: the item without value
     // round-trips (SnapshotIo writes null bytes). Every group still orders and executes.
@@ -446,16 +431,13 @@ class GroupStateRobustnessTest {
     decideConflicting(g2, b, g1.component(a.id()).lts());
     shipAll(g2, g1); // g1 learns of b and marks a
     t.decide(g1, a, g0.component(a.id()).lts(), g3.component(a.id()).lts()); // g1 delivers a and ends it
-    assertEquals(0, g1.pendingCount() + g1.queuedCount(), g1::describe);
+    assertNothingKept(g1);
     g0.apply(new io.eyrie.multicast.internal.Wire.ChannelBatch(G1, 1, new Object[] {new Wire.Abandoned(a.id())}, 0));
     assertEquals(1, g0.pendingCount(), "g1's word that it abandoned a arrives before g0 decided a");
     exchange(g0, g1, g2, g3);
     assertEquals(List.of(), app0.delivered, "g0 learned of another version: it does not execute a");
     // g3 takes g1's Decided, which carries the conflict flag (K10): it does not run a either.
     assertEquals(List.of(), app3.delivered);
-    assertEquals(0, g0.pendingCount() + g1.pendingCount() + g2.pendingCount() + g3.pendingCount(),
-        () -> g0.describe() + g3.describe());
-    assertEquals(0, g0.queuedCount() + g1.queuedCount() + g2.queuedCount() + g3.queuedCount(),
-        () -> g0.describe() + g3.describe());
+    assertNothingKept(g0, g1, g2, g3);
   }
 }

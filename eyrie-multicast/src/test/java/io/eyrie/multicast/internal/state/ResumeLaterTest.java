@@ -5,12 +5,12 @@ import static io.eyrie.multicast.internal.state.RulesSupport.G1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire.Start;
+import io.eyrie.multicast.testing.StatelessDeliverer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +29,7 @@ class ResumeLaterTest {
   private final Map<String, Long> shipped = new HashMap<>();
 
   /** Mode 1 at g0: resume later on g1's item; mode 1 at g1: send that item. Mode 0: reply at once. */
-  static final class App implements Deliverer {
+  static final class App extends StatelessDeliverer {
     final List<Long> executed = new ArrayList<>();
 
     @Override
@@ -51,14 +51,6 @@ class ResumeLaterTest {
       executed.add(p[0]);
       return Execution.reply(ctx.received(G1).get(0));
     }
-
-    @Override
-    public byte[] snapshot() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 
   private void ship(GroupState from, GroupState to) {
@@ -111,19 +103,11 @@ class ResumeLaterTest {
 
   @Test
   void aLaterWaitOnANonDestinationIsAnError() {
-    GroupState g0 = r.group(G0, new Deliverer() {
+    GroupState g0 = r.group(G0, new StatelessDeliverer() {
       @Override
       public Execution deliver(ExecutionContext ctx) {
         return Execution.resumeLater(List.of(GroupId.valueOf("g3")));
       }
-
-      @Override
-      public byte[] snapshot() {
-        return new byte[0];
-      }
-
-      @Override
-      public void restore(byte[] state) {}
     });
     r.submit(g0, r.start(0, 0, G0, G0));
     assertEquals(Status.ERROR, r.replies.get(0).reply().status());

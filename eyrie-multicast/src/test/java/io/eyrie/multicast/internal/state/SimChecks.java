@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.state.SimWorkload.MsgInfo;
-import java.util.ArrayDeque;
+import io.eyrie.multicast.testing.MulticastChecker;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -195,42 +194,6 @@ final class SimChecks {
 
   /** The union of the groups' delivery orders (consecutive pairs) has no cycle. */
   static void checkAcyclic(Map<GroupId, List<MsgId>> seqs) {
-    Map<MsgId, List<MsgId>> succ = new HashMap<>();
-    Map<MsgId, Integer> indeg = new HashMap<>();
-    for (List<MsgId> seq : seqs.values()) {
-      for (int i = 0; i < seq.size(); i++) {
-        indeg.putIfAbsent(seq.get(i), 0);
-        if (i > 0) {
-          succ.computeIfAbsent(seq.get(i - 1), k -> new ArrayList<>()).add(seq.get(i));
-          indeg.merge(seq.get(i), 1, Integer::sum);
-        }
-      }
-    }
-    ArrayDeque<MsgId> ready = new ArrayDeque<>();
-    indeg.forEach((id, d) -> {
-      if (d == 0) {
-        ready.add(id);
-      }
-    });
-    int done = 0;
-    while (!ready.isEmpty()) {
-      MsgId id = ready.poll();
-      done++;
-      for (MsgId s : succ.getOrDefault(id, List.of())) {
-        if (indeg.merge(s, -1, Integer::sum) == 0) {
-          ready.add(s);
-        }
-      }
-    }
-    if (done != indeg.size()) {
-      List<MsgId> inCycle = new ArrayList<>();
-      indeg.forEach((id, d) -> {
-        if (d > 0 && inCycle.size() < 6) {
-          inCycle.add(id);
-        }
-      });
-      fail("acyclic order: the groups' delivery orders form a cycle through " + (indeg.size() - done)
-          + " messages, e.g. " + inCycle);
-    }
+    MulticastChecker.assertAcyclic(seqs);
   }
 }

@@ -1,0 +1,31 @@
+package io.eyrie.multicast.testing;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.GroupId;
+
+/**
+ * The group names the tests share (the oracle and partitions p0 to p3), and the one-node cluster
+ * that deterministic tests of a single group's logic describe their groups with (nothing runs on
+ * it).
+ */
+public final class TestGroups {
+  public static final GroupId ORACLE = GroupId.valueOf("oracle");
+  public static final GroupId P0 = GroupId.valueOf("p0");
+  public static final GroupId P1 = GroupId.valueOf("p1");
+  public static final GroupId P2 = GroupId.valueOf("p2");
+  public static final GroupId P3 = GroupId.valueOf("p3");
+
+  private TestGroups() {}
+
+  /**
+   * Returns a cluster of one node (ports 1 and 2, never opened) with an oracle group and the
+   * given number of partitions p0, p1, ..., each of one replica.
+   */
+  public static ClusterConfig oneNode(int partitions) {
+    StringBuilder file = new StringBuilder("node 1 127.0.0.1 raft=1 client=2\ngroup oracle oracle 1\n");
+    for (int p = 0; p < partitions; p++) {
+      file.append("group p").append(p).append(" partition 1\n");
+    }
+    return ClusterConfig.parse(file.toString());
+  }
+}
