@@ -9,6 +9,7 @@ import io.eyrie.multicast.internal.state.SimWorkload.MsgInfo;
 import io.eyrie.multicast.testing.MulticastChecker;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
