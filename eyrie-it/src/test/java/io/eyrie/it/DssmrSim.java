@@ -115,6 +115,18 @@ final class DssmrSim {
     return m;
   }
 
+  /**
+   * True if {@code from}'s timestamp for message {@code id} reaches {@code to}'s leader: the
+   * channel is not held, or it was shipped once {@code from} knew the message (the old
+   * protocol's proposal travelled on the channel; the schedules below still say "ship" for it).
+   */
+  private boolean visible(GroupId from, GroupId to, MsgId id) {
+    return !held.contains(from + ">" + to) || revealed.contains(from + ">" + to + ">" + id);
+  }
+
+  /** "from>to>id": components revealed by a shipment. */
+  private final Set<String> revealed = new HashSet<>();
+
   void hold(GroupId from, GroupId to) {
     held.add(from + ">" + to);
   }
@@ -125,7 +137,8 @@ final class DssmrSim {
 
   /**
    * Ships one batch on a channel if it is not held: the outbox from the last shipped position,
-   * with the sender's acknowledgement. Returns true if items were delivered.
+   * with the sender's acknowledgement; the sender's timestamps reach the receiver, whose leader
+   * then decides what it can. Returns true if items were delivered or something was decided.
    */
   boolean ship(GroupId from, GroupId to) {
     String key = from + ">" + to;
@@ -137,7 +150,12 @@ final class DssmrSim {
     List<Object> items = start < pos.next() ? groups.get(from).outbox(to, start, 1024) : List.of();
     groups.get(to).receive(from, start, items, pos.expected());
     sent.put(key, start + items.size());
-    return !items.isEmpty();
+    // The sender's timestamps reach the receiver too, and its leader decides what it can.
+    for (MsgId id : groups.get(from).componentIds()) {
+      revealed.add(key + ">" + id);
+    }
+    boolean decided = SimGroup.decideAt(groups, to, this::visible);
+    return !items.isEmpty() || decided;
   }
 
   /**
@@ -147,7 +165,7 @@ final class DssmrSim {
   void settle() {
     boolean moved = true;
     while (moved) {
-      moved = SimGroup.decideAll(groups, (from, to) -> !held.contains(from + ">" + to));
+      moved = SimGroup.decideAll(groups, this::visible);
       for (GroupId a : groups.keySet()) {
         for (GroupId b : groups.keySet()) {
           if (!a.equals(b)) {

@@ -151,62 +151,82 @@ public final class SimGroup {
     state.apply(new ChannelBatch(from, firstSeq, items.toArray(), ack));
   }
 
+  /** Whether one group's component of a message reaches another group's leader. */
+  @FunctionalInterface
+  public interface Visibility {
+    /** True if {@code from}'s component of message {@code id} reaches {@code to}. */
+    boolean visible(GroupId from, GroupId to, MsgId id);
+  }
+
   /**
    * Does what the groups' leaders do off the log (design 4.3.1) in one step, with every
-   * component seen at once: for each message undecided at a group whose other destinations all
-   * hold their component of it and are {@code visible} to that group ({@code visible.test(h, g)}:
-   * h's component reaches g), the group logs its decision; a destination that does not know the
-   * message at all (its start never reached it) is sent the message by a logged forward instead.
-   * Returns true if anything was logged.
+   * component seen at once: see {@link #decideAt}, for every group. Returns true if anything
+   * was logged.
    */
-  public static boolean decideAll(Map<GroupId, SimGroup> groups, BiPredicate<GroupId, GroupId> visible) {
+  public static boolean decideAll(Map<GroupId, SimGroup> groups, Visibility visible) {
     boolean moved = false;
-    for (Map.Entry<GroupId, SimGroup> e : groups.entrySet()) {
-      GroupId g = e.getKey();
-      GroupState s = e.getValue().state;
-      for (Map.Entry<MsgId, GroupId[]> u : s.undecided().entrySet()) {
-        MsgId id = u.getKey();
-        GroupId[] dests = u.getValue();
-        Wire.Component own = s.component(id);
-        if (own == null) {
+    for (GroupId g : groups.keySet()) {
+      moved |= decideAt(groups, g, visible);
+    }
+    return moved;
+  }
+
+  /**
+   * Group {@code g}'s leader decides, off the log, what it can: for each message undecided at g
+   * whose other destinations all hold their component of it, visible to g, g logs its decision;
+   * a destination that does not know the message at all (its start never reached it) is sent the
+   * message by a logged forward instead. Returns true if anything was logged.
+   */
+  public static boolean decideAt(Map<GroupId, SimGroup> groups, GroupId g, Visibility visible) {
+    boolean moved = false;
+    GroupState s = groups.get(g).state;
+    for (Map.Entry<MsgId, GroupId[]> u : s.undecided().entrySet()) {
+      MsgId id = u.getKey();
+      GroupId[] dests = u.getValue();
+      Wire.Component own = s.component(id);
+      if (own == null) {
+        continue;
+      }
+      long[] ts = new long[dests.length];
+      boolean conflict = false;
+      boolean complete = true;
+      List<GroupId> unknowing = new ArrayList<>();
+      for (int i = 0; i < dests.length; i++) {
+        GroupId h = dests[i];
+        if (h.equals(g)) {
+          ts[i] = own.lts();
           continue;
         }
-        long[] ts = new long[dests.length];
-        boolean conflict = false;
-        boolean complete = true;
-        List<GroupId> unknowing = new ArrayList<>();
-        for (int i = 0; i < dests.length; i++) {
-          GroupId h = dests[i];
-          if (h.equals(g)) {
-            ts[i] = own.lts();
-            continue;
+        SimGroup other = groups.get(h);
+        Wire.Component c = other == null ? null : other.state.component(id);
+        if (c == null) {
+          complete = false;
+          if (other != null && other.state.undecidedDests(id) == null && !s.forwardedTo(id).contains(h)
+              && visible.visible(g, h, id)) {
+            unknowing.add(h);
           }
-          SimGroup other = groups.get(h);
-          Wire.Component c = other == null ? null : other.state.component(id);
-          if (c == null) {
-            complete = false;
-            if (other != null && other.state.undecidedDests(id) == null && !s.forwardedTo(id).contains(h)
-                && visible.test(g, h)) {
-              unknowing.add(h);
-            }
-          } else if (!visible.test(h, g)) {
-            complete = false;
-          } else {
-            ts[i] = c.lts();
-            conflict |= c.digest() != own.digest();
-          }
+        } else if (!visible.visible(h, g, id)) {
+          complete = false;
+        } else {
+          ts[i] = c.lts();
+          conflict |= c.digest() != own.digest();
         }
-        if (complete) {
-          s.apply(new StartBatch(-1, null, new Wire.Decision[] {new Wire.Decision(id, dests, ts, own.digest(), conflict)},
-              null));
-          moved = true;
-        } else if (!unknowing.isEmpty()) {
-          s.apply(new StartBatch(-1, null, null, new Wire.Forward[] {new Wire.Forward(id, unknowing.toArray(new GroupId[0]))}));
-          moved = true;
-        }
+      }
+      if (complete) {
+        s.apply(new StartBatch(-1, null, new Wire.Decision[] {new Wire.Decision(id, dests, ts, own.digest(), conflict)},
+            null));
+        moved = true;
+      } else if (!unknowing.isEmpty()) {
+        s.apply(new StartBatch(-1, null, null, new Wire.Forward[] {new Wire.Forward(id, unknowing.toArray(new GroupId[0]))}));
+        moved = true;
       }
     }
     return moved;
+  }
+
+  /** The messages this replica holds a component of (its retention table). */
+  public java.util.Set<MsgId> componentIds() {
+    return state.retainedIds();
   }
 
   /** Returns the number of delivered messages whose execution has not finished. */

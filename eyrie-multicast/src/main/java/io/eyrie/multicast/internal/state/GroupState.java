@@ -279,6 +279,11 @@ public final class GroupState {
     return decisions.started(id);
   }
 
+  /** The messages in the retention table (rule 8), in id order. */
+  public Set<MsgId> retainedIds() {
+    return java.util.Collections.unmodifiableSet(new TreeSet<>(retention.entries.keySet()));
+  }
+
   /** The number of messages in the retention table (rule 8). */
   public int retainedCount() {
     return retention.size();
