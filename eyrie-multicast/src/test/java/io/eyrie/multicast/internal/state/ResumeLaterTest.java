@@ -76,12 +76,13 @@ class ResumeLaterTest {
     Start a = r.start(0, 1, G0, G0, G1);
     r.submit(g0, a);
     r.submit(g1, a);
-    ship(g0, g1); // g0's proposal: g1 decides, delivers, sends its item to g0 (held for now)
-    long held = g1.channelPositions(G0)[1];
-    // only g1's proposal, not its item, reaches g0
-    RulesSupport.ship(g0, G1, 0, g1.outboxRange(G0, 0, 1).toArray());
-    shipped.put(G1 + ">" + G0, 1L);
-    assertTrue(held > 1, "g1 sent its proposal and its item");
+    long lts0 = g0.component(a.id()).lts();
+    long lts1 = g1.component(a.id()).lts();
+    // g1's leader decides with g0's timestamp: g1 delivers a and sends its item to g0 (held)
+    r.decide(g1, a, lts0);
+    assertTrue(g1.channelPositions(G0)[1] > 0, "g1 sent its item");
+    // g0's leader decides with g1's timestamp; g1's item has not reached g0
+    r.decide(g0, a, lts1);
     assertEquals(1, g0.queuedCount(), "a waits at g0, off the queue");
     r.submit(g0, r.start(1, 0, G0, G0));
     assertEquals(List.of(1L), a0.executed, "b ran although a was delivered first");
@@ -96,7 +97,7 @@ class ResumeLaterTest {
     assertEquals(0L, (Long) r.codec.decode(r.replies.get(1).reply().body()));
     assertEquals(0, g0.queuedCount());
 
-    RulesSupport.ship(copy, G1, 1, g1.outboxRange(G0, 1, 100).toArray());
+    RulesSupport.ship(copy, G1, 0, g1.outboxRange(G0, 0, 100).toArray());
     assertEquals(0, copy.queuedCount(), "the restored replica resumes a too");
     assertEquals(List.of(1L, 0L, 0L), repliedSeqs());
   }
