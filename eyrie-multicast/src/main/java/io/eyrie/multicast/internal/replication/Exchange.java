@@ -181,8 +181,9 @@ public final class Exchange {
       if (own == null) {
         continue;
       }
+      // To every other destination, also one whose component came early: it needs this one.
       for (GroupId d : t.dests) {
-        if (!d.equals(self) && !t.held.containsKey(d)) {
+        if (!d.equals(self)) {
           out.computeIfAbsent(d, k -> new ArrayList<>()).add(own);
         }
       }
