@@ -32,7 +32,7 @@ final class Submitter implements AutoCloseable {
   private final java.util.LinkedHashMap<io.eyrie.multicast.MsgId, Wire.Decision> decides = new java.util.LinkedHashMap<>();
   private final java.util.LinkedHashMap<io.eyrie.multicast.MsgId, Wire.Forward> forwards = new java.util.LinkedHashMap<>();
   private int inFlight;
-  /** Decision-only entries in flight: they bypass the window, one at a time (rule 5). */
+  /** Whether an entry carrying decisions or forwards is in flight (one at a time, see {@link #pump}). */
   private boolean decisionsInFlight;
   /** The batches sent and not yet answered (for diagnosis). */
   private final java.util.Set<List<Wire.Start>> sending = java.util.Collections.newSetFromMap(
@@ -106,67 +106,82 @@ final class Submitter implements AutoCloseable {
     pump();
   }
 
+  /**
+   * Sends what is due. Starts go as the window allows. Decisions and forwards go with the next
+   * entry, but at most one entry carrying them is in flight at a time (it may bypass the window,
+   * rule 5): under load the decisions made during one consensus round share the next entry,
+   * instead of one entry each; alone, a decision goes at once.
+   */
   private void pump() {
     while (true) {
       List<Wire.Start> batch;
       Wire.Decision[] ds;
       Wire.Forward[] fs;
-      boolean alone;
+      boolean counted;
+      boolean carries;
       synchronized (this) {
         if (closed) {
           return;
         }
         boolean room = inFlight < maxInFlight;
         boolean startsDue = room && !queue.isEmpty();
-        boolean others = !decides.isEmpty() || !forwards.isEmpty();
-        if (!startsDue && !(others && (room || !decisionsInFlight))) {
+        boolean othersDue = !decisionsInFlight && (!decides.isEmpty() || !forwards.isEmpty());
+        if (!startsDue && !othersDue) {
           return;
         }
         batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
         while (startsDue && !queue.isEmpty() && batch.size() < maxBatch) {
           batch.add(queue.poll());
         }
-        ds = decides.values().toArray(new Wire.Decision[0]);
-        fs = forwards.values().toArray(new Wire.Forward[0]);
-        decides.clear();
-        forwards.clear();
-        alone = !room;
-        if (alone) {
+        if (othersDue) {
+          ds = decides.values().toArray(new Wire.Decision[0]);
+          fs = forwards.values().toArray(new Wire.Forward[0]);
+          decides.clear();
+          forwards.clear();
           decisionsInFlight = true;
         } else {
+          ds = new Wire.Decision[0];
+          fs = new Wire.Forward[0];
+        }
+        carries = othersDue;
+        counted = startsDue;
+        if (counted) {
           inFlight++;
         }
         sending.add(batch);
       }
-      send(batch, ds, fs, alone);
+      send(batch, ds, fs, counted, carries);
     }
   }
 
-  private void send(List<Wire.Start> batch, Wire.Decision[] ds, Wire.Forward[] fs, boolean alone) {
+
+  private void send(List<Wire.Start> batch, Wire.Decision[] ds, Wire.Forward[] fs, boolean counted,
+      boolean carries) {
     byte[] bytes;
     try {
       // An entry without starts carries no time: decisions never move the log time (K12).
       bytes = codec.encode(new Wire.StartBatch(batch.isEmpty() ? -1 : System.currentTimeMillis(),
           batch.toArray(new Wire.Start[0]), ds, fs));
     } catch (IllegalArgumentException e) {
-      done(batch, e, alone);
+      done(batch, e, counted, carries);
       return;
     }
     entries.incrementAndGet();
     starts.addAndGet(batch.size());
     client.send(Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes))).whenComplete((reply, err) ->
-        done(batch, err != null ? err : reply.isSuccess() ? null : reply.getException(), alone));
+        done(batch, err != null ? err : reply.isSuccess() ? null : reply.getException(), counted, carries));
   }
 
   /**
    * A sent entry was answered. A lost decision or forward is not resent from here: the exchange
    * appends it again while the message stays undecided (rule 5, K1).
    */
-  private void done(List<Wire.Start> batch, Throwable failure, boolean alone) {
+  private void done(List<Wire.Start> batch, Throwable failure, boolean counted, boolean carries) {
     synchronized (this) {
-      if (alone) {
+      if (carries) {
         decisionsInFlight = false;
-      } else {
+      }
+      if (counted) {
         inFlight--;
       }
       sending.remove(batch);
