@@ -92,6 +92,7 @@ public final class Client implements AutoCloseable {
       mb.attemptTimeoutMs(b.attemptTimeoutMs);
     }
     mb.resendListener(b.resendListener);
+    mb.tls(b.tls);
     this.mc = mb.build();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "eyrie-client-deadlines");
@@ -334,6 +335,8 @@ public final class Client implements AutoCloseable {
     private long attemptTimeoutMs;
     private io.eyrie.multicast.ResendListener resendListener;
 
+    private io.eyrie.multicast.TlsConfig tls;
+
     private Builder() {}
 
     /** Sets the cluster (required; it must have an oracle group). */
@@ -405,6 +408,22 @@ public final class Client implements AutoCloseable {
     /** Sets a listener told each time one of this proxy's multicasts is sent again (default none). */
     public Builder resendListener(io.eyrie.multicast.ResendListener l) {
       this.resendListener = l;
+      return this;
+    }
+
+    /**
+     * Connects with mutual TLS as the identity of {@code tls}'s certificate (default null:
+     * plaintext), to a cluster whose nodes run TLS on their client ports. A {@code client}
+     * identity may run commands; partition changes ({@link Client#addPartition}, {@link
+     * Client#retirePartition}, {@link Client#drain}), audits and {@link Client#locationOf} need
+     * an {@code admin} (see {@link Service#requiredRole}), and fail otherwise with a {@link
+     * io.eyrie.multicast.MulticastException} of status {@code FORBIDDEN}.
+     *
+     * @param tls e.g. {@code TlsConfig.fromDir(certs, "client-app")}, or null
+     * @return this builder
+     */
+    public Builder tls(io.eyrie.multicast.TlsConfig tls) {
+      this.tls = tls;
       return this;
     }
 
