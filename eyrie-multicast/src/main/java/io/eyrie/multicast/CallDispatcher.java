@@ -322,7 +322,7 @@ final class CallDispatcher {
   void onConnectionLost(ClientConnection conn, Channel ch) {
     String refused = conn.tlsRefusal();
     if (refused != null) {
-      failLive(conn, ch, Status.FORBIDDEN, "the node refused this client's TLS: " + refused);
+      failLive(conn, ch, Status.FORBIDDEN, "TLS failed: " + refused);
       return;
     }
     for (Map.Entry<Long, ClientCall> e : conn.inflight.entrySet()) {

@@ -112,7 +112,15 @@ final class ClientConnection {
         downSince = 0;
         Channel ch = done.channel();
         tlsRefusal = null;
-        ch.closeFuture().addListener(x -> client.onConnectionLost(this, ch));
+        // After the event loop's current task: a TLS alert that closed the channel reaches the
+        // ReplyHandler (which records the refusal) only after the close.
+        ch.closeFuture().addListener(x -> {
+          try {
+            ch.eventLoop().execute(() -> client.onConnectionLost(this, ch));
+          } catch (java.util.concurrent.RejectedExecutionException e) {
+            client.onConnectionLost(this, ch); // the client is closing
+          }
+        });
         io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
         if (ssl == null) {
           f.complete(ch);
@@ -157,7 +165,7 @@ final class ClientConnection {
         // With TLSv1.3 the server checks the client's certificate after the client finished its
         // handshake: the refusal comes as an alert on the first read.
         tlsRefusal = why;
-        LOG.warn("node {} refused this client's TLS: {}", node.id(), why);
+        LOG.warn("TLS with node {} failed: {}", node.id(), why);
       } else {
         LOG.debug("connection to node {}: {}; closing", node.id(), cause.toString());
       }

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * codec), submits multicasts and waits for the reply group's reply, runs queries, and tells the
  * node's {@link Node.RequestListener} of each multicast answered. With mutual TLS on the client
  * port, a request whose decoded payload needs a role the peer's identity lacks is refused with
- * {@link Status#FORBIDDEN} before it is submitted: Eyrie's group changes (and the queries of
- * {@link ClusterAdmin}) need an admin, the application's requests what {@link
+ * {@link Status#FORBIDDEN} before it is submitted: Eyrie's group changes ({@link
+ * ClusterAdmin#addGroup}) need an admin, the application's requests what {@link
  * NodeApp#requiredRole} says; a node may send everything.
  */
 final class NodeRequestHandler implements RequestHandler {
@@ -59,8 +59,7 @@ final class NodeRequestHandler implements RequestHandler {
    * hosted application says ({@link NodeApp#requiredRole}).
    */
   private Identity.Role required(Object decoded) {
-    if (decoded instanceof Wire.GroupChange || decoded instanceof Wire.GroupQuery
-        || decoded instanceof Wire.HalfwayQuery) {
+    if (decoded instanceof Wire.GroupChange) {
       return Identity.Role.ADMIN;
     }
     try {
