@@ -92,7 +92,7 @@ class ClientTlsTest {
     certs("--out", otherDir.toString(), "--client", "app");
     bank = new BankService().get();
     cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(bank).tls(dir)
-        .options(NodeOptions.newBuilder().tlsHandshakeTimeoutMs(1500).build()).start();
+        .options(NodeOptions.newBuilder().tlsHandshakeTimeoutMs(1500).frameIdleTimeoutMs(1500).build()).start();
     for (int id : cluster.runningNodes().keySet()) {
       HTTP.put(id, NodeHttp.start(cluster.node(id), "127.0.0.1", 0));
     }
@@ -362,6 +362,31 @@ class ClientTlsTest {
 
   private static String[] run(String... args) {
     return CertsCommandTest.run(args);
+  }
+
+  @Test
+  @Timeout(60)
+  void aHalfSentTlsRecordIsClosedAfterTheFrameIdleTimeout() throws Exception {
+    TlsConfig app = TlsConfig.fromDir(dir, "client-app");
+    int port = cluster.cluster().node(2).clientPort();
+    long before = sum(EndpointStats::frameTimeouts);
+    java.net.Socket plain = new java.net.Socket();
+    plain.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+    SSLSocket s = (SSLSocket) sslContext(app, true).getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+    try (RawConnection raw = new RawConnection(s, new Codec(bank.registry()))) {
+      s.startHandshake();
+      raw.send("ping"); // answered once the node has finished its side of the handshake
+      assertTrue(String.valueOf(raw.receive()).contains("unexpected frame type"));
+      // Three bytes of a record header, under the TLS layer: the frame decoder never sees them.
+      plain.getOutputStream().write(new byte[] {23, 3, 3});
+      plain.getOutputStream().flush();
+      raw.timeout(10_000);
+      Object reply = raw.receive();
+      assertTrue(String.valueOf(reply).contains("status=BAD_REQUEST")
+          && String.valueOf(reply).contains("no byte of a started TLS record"), String.valueOf(reply));
+      assertTrue(raw.closedByPeer());
+    }
+    assertEquals(before + 1, sum(EndpointStats::frameTimeouts), "counted as a frame timeout");
   }
 
   private static byte[] frame(byte[] body) {

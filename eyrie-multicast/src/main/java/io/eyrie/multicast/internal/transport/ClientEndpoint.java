@@ -267,7 +267,7 @@ public final class ClientEndpoint implements AutoCloseable {
           return;
         }
         if (tls != null) {
-          SslHandler ssl = new SslHandler(tls.newServerEngine());
+          SslHandler ssl = new IdleBoundedSslHandler(tls.newServerEngine(), limits.frameIdleTimeoutMs());
           ssl.setHandshakeTimeoutMillis(handshakeTimeoutMs);
           ch.pipeline().addLast("ssl", ssl).addLast("tlsGate", new TlsGate(codec, counters));
         }
