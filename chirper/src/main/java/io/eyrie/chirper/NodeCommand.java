@@ -36,6 +36,7 @@ final class NodeCommand implements Subcommand {
                            --storage DIR is another name for it
           --metrics-port P serve /metrics and /ready on this port (default: the
                            node line's metrics=P in the cluster file; none if neither)
+          --insecure       start without TLS although the node's address is not loopback
 
         The node runs until it is stopped; on Ctrl-C or kill it first hands the leadership of
         its groups to other nodes (kill -9 is fine too: it recovers from DIR). It is
@@ -45,6 +46,11 @@ final class NodeCommand implements Subcommand {
   @Override
   public Set<String> valued() {
     return NodeLauncher.OPTIONS;
+  }
+
+  @Override
+  public Set<String> switches() {
+    return NodeLauncher.SWITCHES;
   }
 
   @Override

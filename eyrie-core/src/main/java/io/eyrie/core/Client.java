@@ -83,7 +83,8 @@ public final class Client implements AutoCloseable {
     if (b.cluster.partitions().isEmpty()) {
       throw new IllegalArgumentException("the cluster has no partition");
     }
-    this.mc = MulticastTransport.connect(b.cluster, b.registry, b.totalTimeoutMs, b.attemptTimeoutMs, b.resendListener);
+    this.mc = MulticastTransport.connect(b.cluster, b.registry, b.totalTimeoutMs, b.attemptTimeoutMs, b.resendListener,
+        b.tls);
     this.timer = ClientProxy.deadlineTimer();
     this.net = new MulticastTransport(mc);
     this.proxy = new ClientProxy(net, oracle, mode, b.retryThreshold, b.totalTimeoutMs, timer, cache);
@@ -311,6 +312,8 @@ public final class Client implements AutoCloseable {
     private long attemptTimeoutMs;
     private io.eyrie.multicast.ResendListener resendListener;
 
+    private io.eyrie.multicast.TlsConfig tls;
+
     private Builder() {}
 
     /** Sets the cluster (required; it must have an oracle group). */
@@ -382,6 +385,22 @@ public final class Client implements AutoCloseable {
     /** Sets a listener told each time one of this proxy's multicasts is sent again (default none). */
     public Builder resendListener(io.eyrie.multicast.ResendListener l) {
       this.resendListener = l;
+      return this;
+    }
+
+    /**
+     * Connects with mutual TLS as the identity of {@code tls}'s certificate (default null:
+     * plaintext), to a cluster whose nodes run TLS on their client ports. A {@code client}
+     * identity may run commands; partition changes ({@link Client#addPartition}, {@link
+     * Client#retirePartition}, {@link Client#drain}), audits and {@link Client#locationOf} need
+     * an {@code admin} (see {@link Service#requiredRole}), and fail otherwise with a {@link
+     * io.eyrie.multicast.MulticastException} of status {@code FORBIDDEN}.
+     *
+     * @param tls e.g. {@code TlsConfig.fromDir(certs, "client-app")}, or null
+     * @return this builder
+     */
+    public Builder tls(io.eyrie.multicast.TlsConfig tls) {
+      this.tls = tls;
       return this;
     }
 

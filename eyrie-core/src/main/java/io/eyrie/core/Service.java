@@ -89,6 +89,29 @@ public final class Service implements NodeApp {
     return Eyrie.deliverers(server, oracle);
   }
 
+  /**
+   * The role a request to this service needs on a node whose client port runs mutual TLS: an
+   * admin (or a node) for the partition administration and what reads the whole placement,
+   * anyone else's commands for the rest. Admin-only: {@link
+   * io.eyrie.core.protocol.PartitionChange} (adding, retiring and draining partitions, {@link
+   * Client#addPartition}, {@link Client#retirePartition}, {@link Client#drain}) and {@link
+   * io.eyrie.core.protocol.StatsReq} with objects (the oracle's whole map and a partition's object
+   * ids: {@link Client#audit}, {@link Client#locationOf}). Moves, rebalancing rounds and the
+   * counters of {@link Client#partitionStats} stay open to clients, as every DS-SMR client moves
+   * objects.
+   *
+   * @param request a decoded multicast payload or query
+   * @return {@code ADMIN} or null (any identity)
+   */
+  @Override
+  public io.eyrie.multicast.Identity.Role requiredRole(Object request) {
+    if (request instanceof io.eyrie.core.protocol.PartitionChange
+        || request instanceof StatsReq s && s.withObjects()) {
+      return io.eyrie.multicast.Identity.Role.ADMIN;
+    }
+    return null;
+  }
+
   /** A partition or the oracle answers this query once it serves reads (its counters; cheap). */
   @Override
   public Object readinessQuery() {

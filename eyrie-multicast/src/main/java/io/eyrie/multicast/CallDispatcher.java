@@ -61,7 +61,7 @@ final class CallDispatcher {
    * @param seqFinished told a multicast's seq as it finishes, before its future completes
    */
   CallDispatcher(ClusterConfig cluster, Codec codec, long attemptTimeoutMs, long totalTimeoutMs, EventLoopGroup io,
-      LongConsumer seqFinished, ResendListener resendListener) {
+      LongConsumer seqFinished, ResendListener resendListener, TlsConfig tls) {
     this.cluster = cluster;
     this.codec = codec;
     this.attemptTimeoutMs = attemptTimeoutMs;
@@ -74,7 +74,7 @@ final class CallDispatcher {
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(attemptTimeoutMs, 10_000));
     Map<Integer, ClientConnection> m = new TreeMap<>();
     for (ClusterConfig.NodeInfo n : cluster.nodes().values()) {
-      m.put(n.id(), new ClientConnection(this, n, base.clone(), codec, MAX_REPLY_FRAME_BYTES));
+      m.put(n.id(), new ClientConnection(this, n, base.clone(), codec, MAX_REPLY_FRAME_BYTES, tls));
     }
     this.conns = Collections.unmodifiableMap(m);
   }
@@ -133,6 +133,11 @@ final class CallDispatcher {
     }
     conn.channel().whenComplete((ch, err) -> {
       if (err != null) {
+        String refused = ClientConnection.tlsRefusal(err);
+        if (refused != null) {
+          refuseTls(c, rid, conn, refused);
+          return;
+        }
         retryLater(c, rid, "cannot connect to node " + conn.nodeId() + ": " + err);
         return;
       }
@@ -238,11 +243,49 @@ final class CallDispatcher {
     }
   }
 
+  /**
+   * Fails a call whose connection the node refused for this client's certificate (or the client
+   * the node's): trying again, here or elsewhere, would be refused the same way.
+   */
+  private void refuseTls(ClientCall c, long rid, ClientConnection conn, String why) {
+    synchronized (c) {
+      if (c.result.isDone() || c.current != rid) {
+        return;
+      }
+    }
+    finish(c, null, new MulticastException(Status.FORBIDDEN, "the TLS handshake with node " + conn.nodeId()
+        + " failed: " + why));
+  }
+
+  /** Fails the calls whose current attempt is on this channel (the node refused the whole connection). */
+  private void failLive(ClientConnection conn, Channel ch, Status status, String why) {
+    for (Map.Entry<Long, ClientCall> e : conn.inflight.entrySet()) {
+      ClientCall c = e.getValue();
+      boolean live;
+      synchronized (c) {
+        live = c.current == e.getKey() && (ch == null || c.currentChannel == ch);
+      }
+      if (live) {
+        finish(c, null, new MulticastException(status, "node " + conn.nodeId() + ": " + why));
+      }
+    }
+  }
+
   /** Handles a reply read from a node's connection (I/O thread). */
   void onReply(ClientConnection conn, Wire.ClientReply r) {
+    onReply(conn, null, r);
+  }
+
+  /** Handles a reply read from a channel of a node's connection (I/O thread). */
+  void onReply(ClientConnection conn, Channel ch, Wire.ClientReply r) {
     ClientCall c = conn.inflight.get(r.requestId());
     if (c == null) {
-      if (r.requestId() == -1) {
+      if (r.requestId() == -1 && r.status() == Status.FORBIDDEN) {
+        // The node refuses this connection as a whole (plaintext on its TLS port, a certificate
+        // without an identity): every call on it would be refused again.
+        LOG.warn("node {} refused the connection: {}", conn.nodeId(), r.error());
+        failLive(conn, ch, r.status(), r.error());
+      } else if (r.requestId() == -1) {
         LOG.warn("node {} rejected a frame: {}", conn.nodeId(), r.error());
       } else {
         LOG.debug("node {}: reply to a finished or unknown request {}", conn.nodeId(), r.requestId());
@@ -271,12 +314,17 @@ final class CallDispatcher {
       // EXPIRED is not a refusal: the message may have run (see ClientExpiredException).
       case EXPIRED -> finish(c, null, new ClientExpiredException(c.msgId(), "EXPIRED for " + c
           + ", the outcome is unknown: " + r.error()));
-      case ERROR, BAD_REQUEST, STALE -> finish(c, null, new MulticastException(r.status(), r.error()));
+      case ERROR, BAD_REQUEST, STALE, FORBIDDEN -> finish(c, null, new MulticastException(r.status(), r.error()));
     }
   }
 
   /** Handles the loss of a node's connection: live attempts written on it go elsewhere. */
   void onConnectionLost(ClientConnection conn, Channel ch) {
+    String refused = conn.tlsRefusal();
+    if (refused != null) {
+      failLive(conn, ch, Status.FORBIDDEN, "TLS failed: " + refused);
+      return;
+    }
     for (Map.Entry<Long, ClientCall> e : conn.inflight.entrySet()) {
       ClientCall c = e.getValue();
       boolean live;

@@ -34,16 +34,47 @@ final class ClientConnection {
   /** When a connection attempt last failed (nanoTime), 0 if the last one succeeded. */
   private volatile long downSince;
 
+  /** The TLS configuration of the client, or null for plaintext. */
+  private final TlsConfig tls;
+  /** Why the node refused this client's TLS (the last such refusal), or null. */
+  private volatile String tlsRefusal;
+
   ClientConnection(CallDispatcher client, ClusterConfig.NodeInfo node, Bootstrap bootstrap, Codec codec,
-      int maxFrameBytes) {
+      int maxFrameBytes, TlsConfig tls) {
     this.client = client;
     this.node = node;
+    this.tls = tls;
     this.bootstrap = bootstrap.handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
+        if (tls != null) {
+          ch.pipeline().addLast("ssl", tls.clientContext().newHandler(ch.alloc(), node.host(), node.clientPort()));
+        }
         FrameCodec.addFraming(ch.pipeline(), codec, maxFrameBytes).addLast(new ReplyHandler());
       }
     });
+  }
+
+  /**
+   * Returns why the node refused this client's TLS, if the failure is one that trying again
+   * cannot mend (a certificate the other end does not accept), else null.
+   */
+  static String tlsRefusal(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof io.netty.handler.ssl.SslHandshakeTimeoutException) {
+        return null; // slow, not refused
+      }
+      if (c instanceof javax.net.ssl.SSLHandshakeException
+          || c instanceof javax.net.ssl.SSLException && String.valueOf(c.getMessage()).contains("fatal alert")) {
+        return TlsConfig.explain(c);
+      }
+    }
+    return null;
+  }
+
+  /** Returns why the node refused TLS on this connection's last channel, or null. */
+  String tlsRefusal() {
+    return tlsRefusal;
   }
 
   int nodeId() {
@@ -80,8 +111,32 @@ final class ClientConnection {
       if (done.isSuccess()) {
         downSince = 0;
         Channel ch = done.channel();
-        ch.closeFuture().addListener(x -> client.onConnectionLost(this, ch));
-        f.complete(ch);
+        tlsRefusal = null;
+        // After the event loop's current task: a TLS alert that closed the channel reaches the
+        // ReplyHandler (which records the refusal) only after the close.
+        ch.closeFuture().addListener(x -> {
+          try {
+            ch.eventLoop().execute(() -> client.onConnectionLost(this, ch));
+          } catch (java.util.concurrent.RejectedExecutionException e) {
+            client.onConnectionLost(this, ch); // the client is closing
+          }
+        });
+        io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (ssl == null) {
+          f.complete(ch);
+          return;
+        }
+        ssl.handshakeFuture().addListener(h -> {
+          if (h.isSuccess()) {
+            f.complete(ch);
+          } else {
+            String why = tlsRefusal(h.cause());
+            if (why != null) {
+              tlsRefusal = why;
+            }
+            f.completeExceptionally(h.cause());
+          }
+        });
       } else {
         long now = System.nanoTime();
         downSince = now == 0 ? 1 : now;
@@ -96,7 +151,7 @@ final class ClientConnection {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
       if (msg instanceof Wire.ClientReply r) {
-        client.onReply(ClientConnection.this, r);
+        client.onReply(ClientConnection.this, ctx.channel(), r);
       } else {
         LOG.warn("node {} sent an unexpected frame {}; closing the connection", node.id(), msg.getClass().getName());
         ctx.close();
@@ -105,7 +160,15 @@ final class ClientConnection {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      LOG.debug("connection to node {}: {}; closing", node.id(), cause.toString());
+      String why = tls == null ? null : tlsRefusal(cause);
+      if (why != null) {
+        // With TLSv1.3 the server checks the client's certificate after the client finished its
+        // handshake: the refusal comes as an alert on the first read.
+        tlsRefusal = why;
+        LOG.warn("TLS with node {} failed: {}", node.id(), why);
+      } else {
+        LOG.debug("connection to node {}: {}; closing", node.id(), cause.toString());
+      }
       ctx.close();
     }
   }

@@ -28,7 +28,10 @@ import java.util.TreeSet;
  *
  * Any layout that gives each group distinct existing nodes is valid. A node line may end with
  * {@code metrics=PORT}: the HTTP port where the node launcher serves {@code /metrics} and
- * {@code /ready}. Instances are immutable.
+ * {@code /ready}. A line {@code tls DIR} turns on mutual TLS on every node's client port with
+ * the certificates {@code eyrie certs --out DIR} wrote: node N uses {@code DIR/node-N.pem} and
+ * its key, and tools name their identity ({@code --as admin-ops}); a relative DIR is relative to
+ * the cluster file's directory. Instances are immutable.
  */
 public final class ClusterConfig {
 
@@ -62,12 +65,36 @@ public final class ClusterConfig {
   private final SortedMap<Integer, NodeInfo> nodes;
   private final SortedMap<GroupId, GroupInfo> groups;
   private final SortedMap<Integer, Integer> metricsPorts;
+  private final String tlsDir;
 
   private ClusterConfig(SortedMap<Integer, NodeInfo> nodes, SortedMap<GroupId, GroupInfo> groups,
-      SortedMap<Integer, Integer> metricsPorts) {
+      SortedMap<Integer, Integer> metricsPorts, String tlsDir) {
     this.nodes = Collections.unmodifiableSortedMap(nodes);
     this.groups = Collections.unmodifiableSortedMap(groups);
     this.metricsPorts = Collections.unmodifiableSortedMap(metricsPorts);
+    this.tlsDir = tlsDir;
+  }
+
+  /**
+   * Returns the directory of the cluster's certificates (its {@code tls DIR} line; {@link
+   * #load} makes a relative one relative to the file's directory), or null if the cluster runs
+   * plaintext.
+   */
+  public Path tlsDir() {
+    return tlsDir == null ? null : Path.of(tlsDir);
+  }
+
+  /**
+   * Returns the TLS configuration of one identity from the cluster's certificates ({@code
+   * node-1}, {@code admin-ops}, {@code client-app}: the files' names), or null if the cluster runs
+   * plaintext.
+   *
+   * @param name the identity's files' name
+   * @return its configuration, or null
+   * @throws IllegalArgumentException naming a file that is missing or wrong
+   */
+  public TlsConfig tls(String name) {
+    return tlsDir == null ? null : TlsConfig.fromDir(tlsDir(), name);
   }
 
   /**
@@ -177,6 +204,7 @@ public final class ClusterConfig {
     Builder b = newBuilder();
     nodes.values().forEach(n -> b.node(n.id(), n.host(), n.raftPort(), n.clientPort()));
     metricsPorts.forEach(b::metricsPort);
+    b.tlsDir(tlsDir);
     groups.values().forEach(x -> b.group(x.id(), x.kind(), x.members()));
     b.group(g.id(), g.kind(), g.members());
     return b.build();
@@ -185,6 +213,9 @@ public final class ClusterConfig {
   /** Returns this configuration in its text form, which {@link #parse(String)} reads back. */
   public String toText() {
     StringBuilder sb = new StringBuilder();
+    if (tlsDir != null) {
+      sb.append("tls ").append(tlsDir).append('\n');
+    }
     for (NodeInfo n : nodes.values()) {
       sb.append("node ").append(n.id()).append(' ').append(n.host())
           .append(" raft=").append(n.raftPort()).append(" client=").append(n.clientPort());
@@ -213,7 +244,23 @@ public final class ClusterConfig {
    * @throws IllegalArgumentException if it is malformed, with the line at fault
    */
   public static ClusterConfig load(Path file) throws IOException {
-    return parse(Files.readString(file, StandardCharsets.UTF_8));
+    ClusterConfig c = parse(Files.readString(file, StandardCharsets.UTF_8));
+    if (c.tlsDir != null && !Path.of(c.tlsDir).isAbsolute()) {
+      Path base = file.toAbsolutePath().getParent();
+      Builder b = c.toBuilder();
+      b.tlsDir(base.resolve(c.tlsDir).normalize().toString());
+      return b.build();
+    }
+    return c;
+  }
+
+  private Builder toBuilder() {
+    Builder b = newBuilder();
+    nodes.values().forEach(n -> b.node(n.id(), n.host(), n.raftPort(), n.clientPort()));
+    metricsPorts.forEach(b::metricsPort);
+    b.tlsDir(tlsDir);
+    groups.values().forEach(x -> b.group(x.id(), x.kind(), x.members()));
+    return b;
   }
 
   /**
@@ -238,6 +285,11 @@ public final class ClusterConfig {
           if (f.length == 6) {
             b.metricsPort(Integer.parseInt(f[1]), port(f[5], "metrics"));
           }
+        } else if (f[0].equals("tls") && f.length == 2) {
+          if (b.tlsDir != null) {
+            throw new IllegalArgumentException("a second tls line (the first names " + b.tlsDir + ")");
+          }
+          b.tlsDir(f[1]);
         } else if (f[0].equals("group") && f.length == 4) {
           Kind kind = Kind.valueOf(f[2].toUpperCase());
           List<Integer> members = new ArrayList<>();
@@ -246,7 +298,7 @@ public final class ClusterConfig {
           }
           b.group(GroupId.valueOf(f[1]), kind, members);
         } else {
-          throw new IllegalArgumentException("expected 'node ID HOST raft=P client=P [metrics=P]' or 'group NAME partition|oracle N,N,N'");
+          throw new IllegalArgumentException("expected 'node ID HOST raft=P client=P [metrics=P]', 'group NAME partition|oracle N,N,N' or 'tls DIR'");
         }
       } catch (RuntimeException e) {
         throw new IllegalArgumentException("cluster file line " + (i + 1) + ": '" + lines[i].trim() + "': " + e.getMessage(), e);
@@ -272,8 +324,21 @@ public final class ClusterConfig {
     private final SortedMap<Integer, NodeInfo> nodes = new TreeMap<>();
     private final SortedMap<GroupId, GroupInfo> groups = new TreeMap<>();
     private final SortedMap<Integer, Integer> metricsPorts = new TreeMap<>();
+    private String tlsDir;
 
     private Builder() {}
+
+    /**
+     * Sets the directory of the cluster's certificates ({@link ClusterConfig#tlsDir()}); null
+     * for plaintext.
+     *
+     * @param dir the directory, as written {@code eyrie certs --out}
+     * @return this builder
+     */
+    public Builder tlsDir(String dir) {
+      this.tlsDir = dir;
+      return this;
+    }
 
     /**
      * Sets the HTTP port where a node serves {@code /metrics} and {@code /ready}.
@@ -356,14 +421,14 @@ public final class ClusterConfig {
           throw new IllegalArgumentException("metrics port for unknown node " + id);
         }
       }
-      return new ClusterConfig(new TreeMap<>(nodes), new TreeMap<>(groups), new TreeMap<>(metricsPorts));
+      return new ClusterConfig(new TreeMap<>(nodes), new TreeMap<>(groups), new TreeMap<>(metricsPorts), tlsDir);
     }
   }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof ClusterConfig c && c.nodes.equals(nodes) && c.groups.equals(groups)
-        && c.metricsPorts.equals(metricsPorts);
+        && c.metricsPorts.equals(metricsPorts) && java.util.Objects.equals(c.tlsDir, tlsDir);
   }
 
   @Override

@@ -32,6 +32,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final boolean deleteStorage;
   private final DelivererFactory apps;
   private final NodeOptions options;
+  private final Path tlsDir;
   private final SortedMap<Integer, Node> nodes = new TreeMap<>();
 
   private EmbeddedCluster(Builder b, ClusterConfig cluster, Path storage) {
@@ -40,6 +41,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     this.deleteStorage = b.storage == null;
     this.apps = b.apps;
     this.options = b.options;
+    this.tlsDir = b.tlsDir;
   }
 
   /** Returns a builder (3 nodes, 4 partitions, no oracle, every group on every node). */
@@ -136,7 +138,8 @@ public final class EmbeddedCluster implements AutoCloseable {
    * {@link Builder#start()} without closing the cluster does not keep the JVM alive.
    */
   private Node startOnDaemonThread(int id) {
-    return EmbeddedThreads.onDaemonThread("eyrie-embedded-start-n" + id, () -> Node.start(cluster, id, storageOf(id), apps, options));
+    NodeOptions o = tlsDir == null ? options : options.toBuilder().tls(TlsConfig.fromDir(tlsDir, "node-" + id)).build();
+    return EmbeddedThreads.onDaemonThread("eyrie-embedded-start-n" + id, () -> Node.start(cluster, id, storageOf(id), apps, o));
   }
 
   /** Stops every node. */
@@ -245,9 +248,23 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
   }
 
-  /** Returns a client of this cluster with the cluster's codec registry. */
+  /**
+   * Returns a client of this cluster with the cluster's codec registry; with {@link Builder#tls},
+   * it connects as node 1 (a node may send everything).
+   */
   public MulticastClient newClient() {
-    return MulticastClient.connect(cluster, options.registry());
+    return newClient(tlsDir == null ? null : TlsConfig.fromDir(tlsDir, "node-1"));
+  }
+
+  /**
+   * Returns a client of this cluster with the cluster's codec registry, connecting with mutual
+   * TLS as {@code tls}'s identity (null for plaintext).
+   *
+   * @param tls the client's TLS configuration, or null
+   * @return the client
+   */
+  public MulticastClient newClient(TlsConfig tls) {
+    return MulticastClient.newBuilder().cluster(cluster).registry(options.registry()).tls(tls).build();
   }
 
   @Override
@@ -268,8 +285,22 @@ public final class EmbeddedCluster implements AutoCloseable {
     private NodeApp app;
     private NodeOptions options = NodeOptions.defaults();
     private Path storage;
+    private Path tlsDir;
 
     private Builder() {}
+
+    /**
+     * Runs each node's client port with mutual TLS, node N with {@code dir/node-N.pem} (the
+     * files {@code eyrie certs --out dir --nodes 1,2,3} writes); default: plaintext. The
+     * cluster's own clients ({@link EmbeddedCluster#newClient()}) connect as node 1.
+     *
+     * @param dir the certificates' directory, or null for plaintext
+     * @return this builder
+     */
+    public Builder tls(Path dir) {
+      this.tlsDir = dir;
+      return this;
+    }
 
     /** Sets the number of nodes (default 3). */
     public Builder nodes(int n) {
@@ -340,7 +371,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     public EmbeddedCluster start() {
       Objects.requireNonNull(apps, "deliverers");
       if (app != null) {
-        options = options.toBuilder().registry(app.registry()).build();
+        options = options.toBuilder().registry(app.registry()).roles(app::requiredRole).build();
       }
       try {
         Path dir = storage != null ? storage : Files.createTempDirectory("eyrie-cluster-");

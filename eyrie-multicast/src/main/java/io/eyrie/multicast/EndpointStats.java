@@ -19,6 +19,13 @@ package io.eyrie.multicast;
  *     and the node stopped reading it until some of its requests were answered
  * @param busyReplies requests answered UNAVAILABLE ("busy") because the node had
  *     {@link NodeOptions#maxPendingRequests()} requests unanswered
+ * @param tlsHandshakeTimeouts TLS connections closed because their handshake took longer than
+ *     {@link NodeOptions#tlsHandshakeTimeoutMs()}
+ * @param tlsHandshakeFailures TLS handshakes refused: no client certificate, one from another CA
+ *     or expired, plaintext, or a certificate that names no identity
+ * @param forbidden requests refused {@link Status#FORBIDDEN} because the peer's role may not send
+ *     them (see {@link NodeApp#requiredRole})
  */
 public record EndpointStats(long connections, long heldRequests, long refusedNodeCap, long refusedAddressCap,
-    long frameTimeouts, long oversizedFrames, long malformedFrames, long readPauses, long busyReplies) {}
+    long frameTimeouts, long oversizedFrames, long malformedFrames, long readPauses, long busyReplies,
+    long tlsHandshakeTimeouts, long tlsHandshakeFailures, long forbidden) {}

@@ -44,6 +44,22 @@ public record Identity(String name, Role role) {
     }
 
     /**
+     * Returns true if a holder of this role may send what needs {@code needed}: a node may do
+     * everything, an admin what an admin or a client may, a client only what a client may.
+     *
+     * @param needed the role a request needs; null stands for {@link #CLIENT}
+     * @return whether this role is enough
+     */
+    public boolean covers(Role needed) {
+      Role n = needed == null ? CLIENT : needed;
+      return switch (this) {
+        case NODE -> true;
+        case ADMIN -> n != NODE;
+        case CLIENT -> n == CLIENT;
+      };
+    }
+
+    /**
      * Returns the role a certificate's {@code OU} names, or {@code null} if it names none.
      *
      * @param label {@code node}, {@code admin} or {@code client} (any case)

@@ -59,7 +59,7 @@ public final class MulticastClient implements AutoCloseable {
     this.clientId = b.clientId != 0 ? b.clientId : randomClientId();
     this.io = new NioEventLoopGroup(2, new DefaultThreadFactory("eyrie-client-" + Long.toHexString(clientId), true));
     this.dispatcher = new CallDispatcher(cluster, codec, b.attemptTimeoutMs, b.totalTimeoutMs, io, unfinished::remove,
-        b.resendListener);
+        b.resendListener, b.tls);
   }
 
   private static long randomClientId() {
@@ -268,8 +268,25 @@ public final class MulticastClient implements AutoCloseable {
     private long totalTimeoutMs = 30_000;
     private long clientId;
     private ResendListener resendListener;
+    private TlsConfig tls;
 
     private Builder() {}
+
+    /**
+     * Connects with mutual TLS as the identity of {@code tls}'s certificate (default: null,
+     * plaintext), to nodes whose client port runs TLS ({@link NodeOptions#tls()}). The node
+     * lets the identity send what its role allows: a {@code client} certificate the
+     * application's commands, an {@code admin} one also group changes and partition
+     * administration. A node that refuses the certificate, or a request for the role, fails the
+     * call with a {@link MulticastException} of status {@link Status#FORBIDDEN}.
+     *
+     * @param tls the client's TLS configuration, e.g. {@code TlsConfig.fromDir(certs, "client-app")}; null for none
+     * @return this builder
+     */
+    public Builder tls(TlsConfig tls) {
+      this.tls = tls;
+      return this;
+    }
 
     /**
      * Sets a listener told each time a call is sent again (default: none).

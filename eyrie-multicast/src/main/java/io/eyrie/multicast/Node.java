@@ -94,6 +94,7 @@ public final class Node implements AutoCloseable {
   private Node(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options)
       throws IOException {
     this.nodeId = nodeId;
+    refuseInsecure(cluster, nodeId, options);
     this.codec = new Codec(options.registry());
     this.host = new GroupHost(cluster, nodeId, storage, apps, options, codec, () -> stopping);
     cluster = host.cluster();
@@ -121,15 +122,47 @@ public final class Node implements AutoCloseable {
     try {
       host.start(channels);
       this.endpoint = ClientEndpoint.start(self.host(), self.clientPort(), codec,
-          new NodeRequestHandler(nodeId, codec, host, channels, () -> requestListener), ClientEndpoint.Limits.of(options));
+          new NodeRequestHandler(nodeId, codec, host, channels, () -> requestListener, options.roles()),
+          ClientEndpoint.Limits.of(options), options.tls(), options.tlsHandshakeTimeoutMs());
       channels.start();
       leaders.start();
     } catch (IOException | RuntimeException e) {
       closeQuietly();
       throw e;
     }
-    LOG.info("node {} started: groups {}, raft {}:{}, client {}", nodeId, local, self.host(), self.raftPort(),
-        self.clientPort());
+    LOG.info("node {} started: groups {}, raft {}:{}, client {} ({})", nodeId, local, self.host(), self.raftPort(),
+        self.clientPort(), options.tls() == null ? "plaintext" : "mutual TLS as " + options.tls().identity());
+  }
+
+  /**
+   * Refuses to start a node without TLS on an address that is not loopback, unless it is told
+   * {@link NodeOptions#insecure()}: anyone who reaches such a port could send anything.
+   */
+  private static void refuseInsecure(ClusterConfig cluster, int nodeId, NodeOptions options) {
+    if (options.tls() != null || options.insecure()) {
+      return;
+    }
+    String address = cluster.node(nodeId).host();
+    if (!isLoopback(address)) {
+      throw new IllegalArgumentException("node " + nodeId + " listens on " + address
+          + ", which is not loopback, without TLS: add a 'tls DIR' line to the cluster file (certificates from"
+          + " eyrie certs), or start it with --insecure (NodeOptions.insecure) on a network you trust");
+    }
+  }
+
+  /** True if every address the host name resolves to is a loopback address. */
+  static boolean isLoopback(String host) {
+    try {
+      java.net.InetAddress[] all = java.net.InetAddress.getAllByName(host);
+      for (java.net.InetAddress a : all) {
+        if (!a.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return all.length > 0;
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
   }
 
   /**
@@ -162,7 +195,8 @@ public final class Node implements AutoCloseable {
    */
   public static Node start(ClusterConfig cluster, int nodeId, Path storage, NodeApp app, NodeOptions options)
       throws IOException {
-    return new Node(cluster, nodeId, storage, app.deliverers(), options.toBuilder().registry(app.registry()).build());
+    return new Node(cluster, nodeId, storage, app.deliverers(),
+        options.toBuilder().registry(app.registry()).roles(app::requiredRole).build());
   }
 
   /** Returns this node's id. */

@@ -24,4 +24,20 @@ public interface NodeApp {
   default Object readinessQuery() {
     return null;
   }
+
+  /**
+   * Returns the role a peer needs to send a request, on a node whose client port runs mutual TLS
+   * ({@link NodeOptions#tls()}): the decoded payload of a multicast or a query. {@link
+   * Identity.Role#CLIENT} (or null, the default for everything) lets any identity send it; {@link
+   * Identity.Role#ADMIN} only admins and nodes. Eyrie's own group changes ({@link
+   * ClusterAdmin#addGroup}) need an admin whatever this returns. Called on the endpoint's threads
+   * for every request when TLS is on, so it must be quick and must not throw; not called at all
+   * without TLS.
+   *
+   * @param request the decoded payload of a multicast, or the decoded query
+   * @return the role it needs; null for {@code CLIENT}
+   */
+  default Identity.Role requiredRole(Object request) {
+    return null;
+  }
 }

@@ -27,6 +27,11 @@ public final class NodeOptions {
    * before the node closes it (10 s).
    */
   public static final int FRAME_IDLE_TIMEOUT_MS_DEFAULT = 10_000;
+  /**
+   * Default time a TLS client connection has to complete its handshake before the node closes it
+   * (10 s).
+   */
+  public static final int TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT = 10_000;
   /** Default maximum number of open client connections per node. */
   public static final int MAX_CLIENT_CONNECTIONS_DEFAULT = 4096;
   /** Default maximum number of open client connections from one remote address. */
@@ -101,6 +106,10 @@ public final class NodeOptions {
   private final long clientExpiryMs;
   private final int ratisRequestTimeoutMs;
   private final CodecRegistry registry;
+  private final TlsConfig tls;
+  private final boolean insecure;
+  private final int tlsHandshakeTimeoutMs;
+  private final java.util.function.Function<Object, Identity.Role> roles;
 
   private NodeOptions(Builder b) {
     this.snapshotThreshold = b.snapshotThreshold;
@@ -122,6 +131,10 @@ public final class NodeOptions {
     this.clientExpiryMs = b.clientExpiryMs;
     this.ratisRequestTimeoutMs = b.ratisRequestTimeoutMs;
     this.registry = b.registry;
+    this.tls = b.tls;
+    this.insecure = b.insecure;
+    this.tlsHandshakeTimeoutMs = b.tlsHandshakeTimeoutMs;
+    this.roles = b.roles;
   }
 
   /** Returns options with every default. */
@@ -156,6 +169,10 @@ public final class NodeOptions {
     b.clientExpiryMs = clientExpiryMs;
     b.ratisRequestTimeoutMs = ratisRequestTimeoutMs;
     b.registry = registry;
+    b.tls = tls;
+    b.insecure = insecure;
+    b.tlsHandshakeTimeoutMs = tlsHandshakeTimeoutMs;
+    b.roles = roles;
     return b;
   }
 
@@ -271,6 +288,38 @@ public final class NodeOptions {
     return registry;
   }
 
+  /**
+   * The mutual TLS of the node's client port, or null (the default) for plaintext. With TLS the
+   * port requires a client certificate signed by the configuration's CA, reads the peer's
+   * {@link Identity} from it, and lets each identity send only what its role allows ({@link
+   * NodeApp#requiredRole}): clients their application's commands, admins and nodes everything.
+   * The Raft port stays plaintext (docs/design.md, section 3).
+   */
+  public TlsConfig tls() {
+    return tls;
+  }
+
+  /**
+   * True if the node may start without {@link #tls()} on an address that is not loopback
+   * (default false: such a node refuses to start, saying so in one line).
+   */
+  public boolean insecure() {
+    return insecure;
+  }
+
+  /**
+   * How long, in milliseconds, a client connection has to complete its TLS handshake; then the
+   * node closes it. Only with {@link #tls()}.
+   */
+  public int tlsHandshakeTimeoutMs() {
+    return tlsHandshakeTimeoutMs;
+  }
+
+  /** The role each decoded request needs, from the hosted {@link NodeApp} (package-private). */
+  java.util.function.Function<Object, Identity.Role> roles() {
+    return roles;
+  }
+
   /** Builds {@link NodeOptions}. */
   public static final class Builder {
     private long snapshotThreshold = SNAPSHOT_THRESHOLD_DEFAULT;
@@ -293,8 +342,42 @@ public final class NodeOptions {
     private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
     private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
     private CodecRegistry registry = CodecRegistry.empty();
+    private TlsConfig tls;
+    private boolean insecure;
+    private int tlsHandshakeTimeoutMs = TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT;
+    private java.util.function.Function<Object, Identity.Role> roles = r -> null;
 
     private Builder() {}
+
+    /**
+     * Sets the mutual TLS of the client port ({@link NodeOptions#tls()}); null for plaintext
+     * (the default). Use the node's own certificate: {@code TlsConfig.fromDir(certs, "node-1")}.
+     */
+    public Builder tls(TlsConfig v) {
+      this.tls = v;
+      return this;
+    }
+
+    /**
+     * Lets the node start without TLS on an address that is not loopback ({@link
+     * NodeOptions#insecure()}); for a trusted network only.
+     */
+    public Builder insecure(boolean v) {
+      this.insecure = v;
+      return this;
+    }
+
+    /** Sets how long a client connection has to complete its TLS handshake (ms, at least 1). */
+    public Builder tlsHandshakeTimeoutMs(int v) {
+      this.tlsHandshakeTimeoutMs = (int) positive(v, "tlsHandshakeTimeoutMs");
+      return this;
+    }
+
+    /** Sets the role each decoded request needs (from the hosted {@link NodeApp}; package-private). */
+    Builder roles(java.util.function.Function<Object, Identity.Role> v) {
+      this.roles = Objects.requireNonNull(v, "roles");
+      return this;
+    }
 
     /** Sets the log entries between automatic snapshots (at least 1). */
     public Builder snapshotThreshold(long v) {

@@ -9,6 +9,7 @@ import io.eyrie.multicast.internal.transport.RequestHandler;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +18,11 @@ import org.slf4j.LoggerFactory;
  * Answers what clients ask a node through its endpoint: it validates each request (known and open
  * groups, a reply group among the destinations, a payload or query that decodes with the node's
  * codec), submits multicasts and waits for the reply group's reply, runs queries, and tells the
- * node's {@link Node.RequestListener} of each multicast answered.
+ * node's {@link Node.RequestListener} of each multicast answered. With mutual TLS on the client
+ * port, a request whose decoded payload needs a role the peer's identity lacks is refused with
+ * {@link Status#FORBIDDEN} before it is submitted: Eyrie's group changes ({@link
+ * ClusterAdmin#addGroup}) need an admin, the application's requests what {@link
+ * NodeApp#requiredRole} says; a node may send everything.
  */
 final class NodeRequestHandler implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRequestHandler.class);
@@ -27,18 +32,63 @@ final class NodeRequestHandler implements RequestHandler {
   private final GroupHost host;
   private final NodeChannels channels;
   private final Supplier<Node.RequestListener> requestListener;
+  private final Function<Object, Identity.Role> roles;
 
   NodeRequestHandler(int nodeId, Codec codec, GroupHost host, NodeChannels channels,
-      Supplier<Node.RequestListener> requestListener) {
+      Supplier<Node.RequestListener> requestListener, Function<Object, Identity.Role> roles) {
     this.nodeId = nodeId;
     this.codec = codec;
     this.host = host;
     this.channels = channels;
     this.requestListener = requestListener;
+    this.roles = roles;
   }
 
   @Override
   public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest request) {
+    return multicast(request, null);
+  }
+
+  @Override
+  public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request) {
+    return query(request, null);
+  }
+
+  /**
+   * The role a decoded request needs: an admin for Eyrie's own group changes, else what the
+   * hosted application says ({@link NodeApp#requiredRole}).
+   */
+  private Identity.Role required(Object decoded) {
+    if (decoded instanceof Wire.GroupChange) {
+      return Identity.Role.ADMIN;
+    }
+    try {
+      Identity.Role r = roles.apply(decoded);
+      return r == null ? Identity.Role.CLIENT : r;
+    } catch (RuntimeException e) {
+      // A hook that fails must not open the door: only nodes may send what it cannot judge.
+      LOG.warn("node {}: the application's requiredRole failed for {}: {}", nodeId,
+          decoded == null ? "null" : decoded.getClass().getName(), e.toString());
+      return Identity.Role.NODE;
+    }
+  }
+
+  /** The FORBIDDEN answer if the peer (null without TLS) may not send the decoded request, else null. */
+  private Wire.ClientReply forbidden(Identity peer, Object decoded, String verb) {
+    if (peer == null) {
+      return null;
+    }
+    Identity.Role need = required(decoded);
+    if (peer.role().covers(need)) {
+      return null;
+    }
+    String what = decoded == null ? "null" : decoded.getClass().getSimpleName();
+    return error(Status.FORBIDDEN, "forbidden: identity " + peer + " may not " + verb + " " + what
+        + " (it needs the " + need.label() + " role)", 0);
+  }
+
+  @Override
+  public CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest request, Identity peer) {
     Wire.Start s = request.start();
     if (s == null || s.id() == null || s.dests() == null || s.replyGroup() == null || s.payload() == null) {
       return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "incomplete request", 0));
@@ -63,9 +113,15 @@ final class NodeRequestHandler implements RequestHandler {
     }
     // Every replica decodes the payload when it applies the message; bytes that cannot decode
     // (hostile declared sizes included) are refused here, before they reach any log.
-    String malformed = malformed(s.payload());
-    if (malformed != null) {
-      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed payload: " + malformed, 0));
+    Object decoded;
+    try {
+      decoded = codec.decode(s.payload());
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed payload: " + e.getMessage(), 0));
+    }
+    Wire.ClientReply refused = forbidden(peer, decoded, "multicast");
+    if (refused != null) {
+      return CompletableFuture.completedFuture(refused);
     }
     // A request for the same message already waiting here means this node submitted it and
     // the reply group has not refused it (a failed submission fails the waiting request): a
@@ -94,13 +150,19 @@ final class NodeRequestHandler implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request) {
+  public CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request, Identity peer) {
     if (request.group() == null || !host.cluster().groups().containsKey(request.group()) || request.query() == null) {
       return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "unknown group " + request.group(), 0));
     }
-    String malformed = malformed(request.query());
-    if (malformed != null) {
-      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed query: " + malformed, 0));
+    Object decoded;
+    try {
+      decoded = codec.decode(request.query());
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed query: " + e.getMessage(), 0));
+    }
+    Wire.ClientReply refused = forbidden(peer, decoded, "query");
+    if (refused != null) {
+      return CompletableFuture.completedFuture(refused);
     }
     return channels.queries().query(request.group(), request.query()).handle((bytes, err) -> {
       int hint = channels.leaderHint(request.group());
@@ -135,16 +197,6 @@ final class NodeRequestHandler implements RequestHandler {
           && g.equals(c.group());
     } catch (IllegalArgumentException e) {
       return false;
-    }
-  }
-
-  /** Why the bytes do not decode with this node's codec, or null if they do. */
-  private String malformed(byte[] bytes) {
-    try {
-      codec.decode(bytes);
-      return null;
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
     }
   }
 

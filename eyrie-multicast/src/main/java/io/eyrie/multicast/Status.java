@@ -15,6 +15,12 @@ public enum Status {
   UNAVAILABLE,
   /** The request was refused as invalid. */
   BAD_REQUEST,
+  /**
+   * The request was refused because the identity that sent it (the certificate of its mutual-TLS
+   * connection) may not send it: a {@code client} sent what needs the {@code admin} role, for
+   * example. Never stored in a log: the node refuses the request before submitting it.
+   */
+  FORBIDDEN,
   /** The command's sequence number is below the client's watermark. */
   STALE,
   /**

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>A certificate that has expired, or is not valid yet, is logged as a warning, not refused:
  * the peers refuse it.
  *
- * <p>This is the foundation of issue 28's mutual TLS; the endpoints do not take it yet.
+ * <p>A node's client port takes it ({@link NodeOptions.Builder#tls}), and so do its clients
+ * ({@link MulticastClient.Builder#tls}); the Raft port between nodes does not yet (issue 28).
  */
 public final class TlsConfig {
   private static final Logger LOG = LoggerFactory.getLogger(TlsConfig.class);

@@ -25,10 +25,11 @@ final class AuditCommand implements Command {
   @Override
   public String usage() {
     return """
-        usage: eyrie audit --cluster FILE [--timeout 10s]
+        usage: eyrie audit --cluster FILE [--timeout 10s] [--as NAME]
 
           --cluster FILE   the cluster file
           --timeout D      how long to wait for the answers (default 10s)
+        """ + Tools.AS_USAGE + """
 
         Run it when no command is in flight: a move in progress shows up as a missing object.
         Exit code 0 if the map and the partitions agree, 1 if not.""";
@@ -36,7 +37,7 @@ final class AuditCommand implements Command {
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "timeout");
+    return Set.of("cluster", "timeout", Tools.AS);
   }
 
   @Override
@@ -51,8 +52,9 @@ final class AuditCommand implements Command {
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(10), Duration.ofMillis(100)).toMillis();
     // Partitions added to the running cluster are audited too: the nodes know them. A client
     // without a service: the audit needs Eyrie's own messages only.
-    try (Client client = Client.newBuilder().cluster(Tools.view(cluster, Math.min(timeoutMs, 10_000)))
-        .totalTimeoutMs(timeoutMs).build()) {
+    io.eyrie.multicast.TlsConfig tls = Tools.tls(a, cluster);
+    try (Client client = Client.newBuilder().cluster(Tools.view(cluster, tls, Math.min(timeoutMs, 10_000)))
+        .tls(tls).totalTimeoutMs(timeoutMs).build()) {
       AuditReport r = client.audit().get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
       out.println("objects in the oracle's map: " + r.objects());
       out.println("objects per partition: " + r.perPartition());

@@ -26,7 +26,7 @@ final class NodeCommand implements Command {
   @Override
   public String usage() {
     return """
-        usage: eyrie node --cluster FILE --id N --service CLASS [--data DIR] [--metrics-port P]
+        usage: eyrie node --cluster FILE --id N --service CLASS [--data DIR] [--metrics-port P] [--insecure]
 
           --cluster FILE     the cluster file
           --id N             this node's id in the file
@@ -38,6 +38,11 @@ final class NodeCommand implements Command {
                              data/node-N; kept across restarts; --storage is another name)
           --metrics-port P   serve /metrics and /ready on this port (default: the node line's
                              metrics=P in the cluster file; none if neither)
+          --insecure         start without TLS although the node's address is not loopback
+                             (anyone who reaches its client port may send anything)
+
+        With a line 'tls DIR' in the cluster file the client port runs mutual TLS with the
+        certificates of eyrie certs --out DIR (this node's: DIR/node-N.pem and its key).
 
         The node runs until it is stopped. On SIGTERM or Ctrl-C it first hands the leadership of
         the groups it leads to other nodes; kill -9 is safe too (it recovers from DIR).""";
@@ -48,6 +53,11 @@ final class NodeCommand implements Command {
     Set<String> v = new HashSet<>(NodeLauncher.OPTIONS);
     v.add("service");
     return v;
+  }
+
+  @Override
+  public Set<String> switches() {
+    return NodeLauncher.SWITCHES;
   }
 
   @Override

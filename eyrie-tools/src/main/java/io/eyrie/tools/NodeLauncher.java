@@ -34,6 +34,12 @@ public final class NodeLauncher {
    */
   public static final Set<String> OPTIONS = Set.of("cluster", "id", "data", "metrics-port");
 
+  /**
+   * The switches of every node launcher's command line: {@code --insecure} lets a node without
+   * TLS start on an address that is not loopback.
+   */
+  public static final Set<String> SWITCHES = Set.of("insecure");
+
   /** How long each leadership transfer may take at shutdown. */
   static final Duration HANDOFF_TIMEOUT = Duration.ofSeconds(3);
 
@@ -49,7 +55,9 @@ public final class NodeLauncher {
    * Starts a node from a launcher's command line ({@link #OPTIONS}; no positional arguments):
    * the node {@code --id} of the {@code --cluster} file, its storage in {@code --data} (default
    * {@code dataPrefix} followed by the id), and {@code /metrics} on {@code --metrics-port} (default
-   * the node line's {@code metrics=P}; none if neither).
+   * the node line's {@code metrics=P}; none if neither). With a {@code tls DIR} line in the
+   * cluster file the client port runs mutual TLS with {@code DIR/node-ID.pem}; without one, a
+   * node whose address is not loopback starts only with {@code --insecure}.
    *
    * @param a the parsed command line
    * @param app the service the node hosts
@@ -75,7 +83,19 @@ public final class NodeLauncher {
     }
     Path data = Path.of(a.string("data", dataPrefix + id)).toAbsolutePath().normalize();
     int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
-    return start(cluster, id, data, app, options, port, out);
+    NodeOptions o = options;
+    try {
+      if (cluster.tlsDir() != null) {
+        o = o.toBuilder().tls(cluster.tls("node-" + id)).build();
+      }
+      if (a.flag("insecure")) {
+        o = o.toBuilder().insecure(true).build();
+      }
+      return start(cluster, id, data, app, o, port, out);
+    } catch (IllegalArgumentException e) {
+      // A certificate file that is missing or wrong, or no TLS off loopback: one line.
+      throw new Args.UsageException(e.getMessage());
+    }
   }
 
   /**

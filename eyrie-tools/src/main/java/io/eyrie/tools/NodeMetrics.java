@@ -95,6 +95,14 @@ public final class NodeMetrics implements MeterBinder {
         EndpointStats::readPauses);
     endpointCounter(r, "eyrie.endpoint.busy", "client requests answered busy over maxPendingRequests", t,
         EndpointStats::busyReplies);
+    String tls = "TLS handshakes of client connections that failed (timeout: tlsHandshakeTimeoutMs; refused: no "
+        + "client certificate, another CA's or an expired one, plaintext, no identity)";
+    endpointCounter(r, "eyrie.endpoint.tls.handshakes.failed", tls, t.and("reason", "timeout"),
+        EndpointStats::tlsHandshakeTimeouts);
+    endpointCounter(r, "eyrie.endpoint.tls.handshakes.failed", tls, t.and("reason", "refused"),
+        EndpointStats::tlsHandshakeFailures);
+    endpointCounter(r, "eyrie.endpoint.forbidden",
+        "client requests refused FORBIDDEN: the peer's role may not send them", t, EndpointStats::forbidden);
   }
 
   private void endpointCounter(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<EndpointStats> f) {

@@ -55,13 +55,14 @@ final class PartitionCommand implements Command {
           --members LIST   comma-separated node ids for a new group
           --batch N        objects per move round when draining (default 64)
           --timeout D      how long to wait (default 60s; drain 10m)
+        """ + Tools.AS_USAGE + """
 
         Exit code 0 on success, 1 if the cluster refused or the timeout passed.""";
   }
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "group", "members", "batch", "timeout");
+    return Set.of("cluster", "group", "members", "batch", "timeout", Tools.AS);
   }
 
   @Override
@@ -86,14 +87,15 @@ final class PartitionCommand implements Command {
         Duration.ofMillis(100));
     List<Integer> members = members(a, file);
     long ms = timeout.toMillis();
-    ClusterConfig view = Tools.view(file, Math.min(ms, 10_000));
-    try (Client client = Client.newBuilder().cluster(view).totalTimeoutMs(ms).build()) {
+    io.eyrie.multicast.TlsConfig tls = Tools.tls(a, file);
+    ClusterConfig view = Tools.view(file, tls, Math.min(ms, 10_000));
+    try (Client client = Client.newBuilder().cluster(view).tls(tls).totalTimeoutMs(ms).build()) {
       PartitionTable t;
       switch (verb) {
         case "list" -> t = client.partitionTable().get(ms, TimeUnit.MILLISECONDS);
         case "add" -> {
           if (!view.groups().containsKey(group)) {
-            try (MulticastClient mc = MulticastClient.newBuilder().cluster(view).totalTimeoutMs(ms).build()) {
+            try (MulticastClient mc = MulticastClient.newBuilder().cluster(view).tls(tls).totalTimeoutMs(ms).build()) {
               out.println("adding group " + group + " on nodes " + members);
               ClusterAdmin.addGroup(mc, group, members, timeout);
             }

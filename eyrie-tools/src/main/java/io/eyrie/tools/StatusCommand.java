@@ -32,11 +32,12 @@ final class StatusCommand implements Command {
   @Override
   public String usage() {
     return """
-        usage: eyrie status --cluster FILE [--locate ID] [--timeout 3s]
+        usage: eyrie status --cluster FILE [--locate ID] [--timeout 3s] [--as NAME]
 
           --cluster FILE   the cluster file
           --locate ID      also print the partition the oracle places object ID in
           --timeout D      how long to wait for each server (default 3s)
+        """ + Tools.AS_USAGE + """
 
         Per group: its Ratis group id (for ratis-shell), the leader and its term, the group's
         commit index, and per replica its role, applied index and lag (committed entries not yet
@@ -46,7 +47,7 @@ final class StatusCommand implements Command {
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "locate", "timeout");
+    return Set.of("cluster", "locate", "timeout", Tools.AS);
   }
 
   @Override
@@ -55,7 +56,9 @@ final class StatusCommand implements Command {
       throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
     }
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(3), Duration.ofMillis(100)).toMillis();
-    ClusterConfig cluster = Tools.view(Tools.cluster(a), timeoutMs); // with the partitions added since
+    ClusterConfig file = Tools.cluster(a);
+    io.eyrie.multicast.TlsConfig tls = Tools.tls(a, file);
+    ClusterConfig cluster = Tools.view(file, tls, timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
     List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs);
     boolean allLed = true;
@@ -74,7 +77,7 @@ final class StatusCommand implements Command {
       }
     }
     if (cluster.oracle() != null && !cluster.partitions().isEmpty()) {
-      try (Client client = Client.newBuilder().cluster(cluster).totalTimeoutMs(timeoutMs).build()) {
+      try (Client client = Client.newBuilder().cluster(cluster).tls(tls).totalTimeoutMs(timeoutMs).build()) {
         StringBuilder b = new StringBuilder("objects:");
         for (GroupId p : cluster.partitions()) {
           try {

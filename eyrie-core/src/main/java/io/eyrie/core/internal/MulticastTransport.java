@@ -35,13 +35,13 @@ public final class MulticastTransport implements ProxyTransport {
    * @return the client (its caller owns it)
    */
   public static MulticastClient connect(ClusterConfig cluster, CodecRegistry registry, long totalTimeoutMs,
-      long attemptTimeoutMs, ResendListener resendListener) {
+      long attemptTimeoutMs, ResendListener resendListener, io.eyrie.multicast.TlsConfig tls) {
     MulticastClient.Builder mb = MulticastClient.newBuilder().cluster(cluster).registry(registry)
         .totalTimeoutMs(totalTimeoutMs + 1000);
     if (attemptTimeoutMs > 0) {
       mb.attemptTimeoutMs(attemptTimeoutMs);
     }
-    return mb.resendListener(resendListener).build();
+    return mb.resendListener(resendListener).tls(tls).build();
   }
 
   @Override

@@ -19,6 +19,7 @@ public final class StatusCodes {
       case BAD_REQUEST -> 3;
       case STALE -> 4;
       case EXPIRED -> 5;
+      case FORBIDDEN -> 6;
     };
   }
 

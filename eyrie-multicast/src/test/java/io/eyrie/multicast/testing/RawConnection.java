@@ -16,12 +16,27 @@ public final class RawConnection implements AutoCloseable {
   private final Codec codec;
 
   public RawConnection(String host, int port, Codec codec) throws IOException {
-    this.socket = new Socket();
-    socket.connect(new InetSocketAddress(host, port), 5000);
+    this(plain(host, port), codec);
+  }
+
+  /**
+   * Frames over a socket already connected (and, for a TLS port, already an {@code SSLSocket}).
+   *
+   * @param connected the socket
+   * @param codec the codec of the frames
+   */
+  public RawConnection(Socket connected, Codec codec) throws IOException {
+    this.socket = connected;
     socket.setSoTimeout(30_000);
     this.in = new DataInputStream(socket.getInputStream());
     this.out = new DataOutputStream(socket.getOutputStream());
     this.codec = codec;
+  }
+
+  private static Socket plain(String host, int port) throws IOException {
+    Socket s = new Socket();
+    s.connect(new InetSocketAddress(host, port), 5000);
+    return s;
   }
 
   /** Sets how long a {@link #receive} waits before it throws {@link java.net.SocketTimeoutException} (30 s). */

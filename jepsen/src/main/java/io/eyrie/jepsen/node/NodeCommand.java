@@ -63,6 +63,8 @@ final class NodeCommand implements io.eyrie.tools.Command {
                                        positive control (register only)
           --snapshot-threshold ENTRIES snapshot every ENTRIES log entries
           --metrics-port P             serve /metrics and /ready on this port
+          --insecure                   start without TLS on an address that is not loopback
+                                       (the harness's private network namespaces)
 
         The node runs until it is killed, like eyrie node.""";
   }
@@ -72,6 +74,11 @@ final class NodeCommand implements io.eyrie.tools.Command {
     Set<String> v = new HashSet<>(NodeLauncher.OPTIONS);
     v.addAll(Set.of("service", "unsafe-reads", "snapshot-threshold"));
     return v;
+  }
+
+  @Override
+  public Set<String> switches() {
+    return NodeLauncher.SWITCHES;
   }
 
   @Override

@@ -2,8 +2,10 @@ package io.eyrie.multicast.internal.transport;
 
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.EndpointStats;
+import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.Status;
+import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.internal.Wire;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -22,6 +24,10 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.EncoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -38,6 +44,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * the node's bound on pending requests a request is answered UNAVAILABLE ("busy") at once. Each
  * limit counts in {@link #stats()} when it fires and logs a warning with the remote address, at
  * most {@link RateLimitedWarnings#PER_SECOND} a second per limit.
+ *
+ * <p>With a {@link TlsConfig} the port runs mutual TLS: an {@link SslHandler} comes first in
+ * every connection's pipeline, the client must present a certificate signed by the CA, a
+ * handshake that does not finish within its timeout is closed, and the peer's {@link Identity}
+ * is recorded on the channel ({@link #peer(Channel)}) and handed to the {@link RequestHandler}
+ * with each request. A plaintext client gets one plaintext frame saying that
+ * the port requires TLS (status {@code FORBIDDEN}); a failed handshake is counted and logged with its reason.
  */
 public final class ClientEndpoint implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientEndpoint.class);
@@ -103,11 +117,15 @@ public final class ClientEndpoint implements AutoCloseable {
     final AtomicLong malformedFrames = new AtomicLong();
     final AtomicLong readPauses = new AtomicLong();
     final AtomicLong busyReplies = new AtomicLong();
+    final AtomicLong handshakeTimeouts = new AtomicLong();
+    final AtomicLong handshakeFailures = new AtomicLong();
+    final AtomicLong forbidden = new AtomicLong();
     final RateLimitedWarnings warnings = new RateLimitedWarnings(LOG);
 
     EndpointStats snapshot() {
       return new EndpointStats(connections.get(), held.get(), refusedNodeCap.get(), refusedAddressCap.get(),
-          frameTimeouts.get(), oversizedFrames.get(), malformedFrames.get(), readPauses.get(), busyReplies.get());
+          frameTimeouts.get(), oversizedFrames.get(), malformedFrames.get(), readPauses.get(), busyReplies.get(),
+          handshakeTimeouts.get(), handshakeFailures.get(), forbidden.get());
     }
   }
 
@@ -155,6 +173,24 @@ public final class ClientEndpoint implements AutoCloseable {
    */
   public static ClientEndpoint start(String host, int port, Codec codec, RequestHandler handler, Limits limits)
       throws IOException {
+    return start(host, port, codec, handler, limits, null, NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT);
+  }
+
+  /**
+   * Binds the endpoint and starts serving, with mutual TLS when {@code tls} is given.
+   *
+   * @param host the address to listen on
+   * @param port the port, or 0 for an ephemeral one (see {@link #port()})
+   * @param codec the codec for frames and payloads
+   * @param handler what to do with requests
+   * @param limits the endpoint's limits
+   * @param tls the node's TLS configuration, or null for plaintext
+   * @param handshakeTimeoutMs how long a TLS handshake may take
+   * @return the running endpoint
+   * @throws IOException if the port cannot be bound
+   */
+  public static ClientEndpoint start(String host, int port, Codec codec, RequestHandler handler, Limits limits,
+      TlsConfig tls, long handshakeTimeoutMs) throws IOException {
     Counters counters = new Counters();
     EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("eyrie-endpoint-accept", true));
     EventLoopGroup workers = new NioEventLoopGroup(2, new DefaultThreadFactory("eyrie-endpoint-io", true));
@@ -167,7 +203,7 @@ public final class ClientEndpoint implements AutoCloseable {
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
         .handler(new Admission(limits, counters))
-        .childHandler(initializer(codec, handler, limits, counters));
+        .childHandler(initializer(codec, handler, limits, counters, tls, handshakeTimeoutMs));
     ChannelFuture bound = b.bind(host, port).awaitUninterruptibly();
     if (!bound.isSuccess()) {
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -217,18 +253,148 @@ public final class ClientEndpoint implements AutoCloseable {
   }
 
   static ChannelInitializer<Channel> initializer(Codec codec, RequestHandler handler, Limits limits, Counters counters) {
+    return initializer(codec, handler, limits, counters, null, 0);
+  }
+
+  static ChannelInitializer<Channel> initializer(Codec codec, RequestHandler handler, Limits limits, Counters counters,
+      TlsConfig tls, long handshakeTimeoutMs) {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
         String refusal = ch.attr(REFUSAL).get();
-        if (refusal != null) {
+        if (refusal != null && tls == null) {
           refuse(ch, codec, refusal);
+          return;
+        }
+        if (tls != null) {
+          SslHandler ssl = new IdleBoundedSslHandler(tls.newServerEngine(), limits.frameIdleTimeoutMs());
+          ssl.setHandshakeTimeoutMillis(handshakeTimeoutMs);
+          ch.pipeline().addLast("ssl", ssl).addLast("tlsGate", new TlsGate(codec, counters));
+        }
+        if (refusal != null) {
+          // Over TLS the refusal is only readable after the handshake: TlsGate answers it then.
+          FrameCodec.addFraming(ch.pipeline(), codec, limits.maxFrameBytes(), limits.frameIdleTimeoutMs());
           return;
         }
         FrameCodec.addFraming(ch.pipeline(), codec, limits.maxFrameBytes(), limits.frameIdleTimeoutMs())
             .addLast("requests", new RequestDispatcher(handler, limits, counters));
       }
     };
+  }
+
+  /** The identity of a TLS connection's peer, set once its handshake succeeded. */
+  private static final AttributeKey<Identity> PEER = AttributeKey.valueOf(ClientEndpoint.class, "peer");
+
+  /**
+   * Returns the identity the peer of a connection to this endpoint presented in its certificate,
+   * or null without TLS (or before the handshake finished).
+   *
+   * @param ch a connection accepted by an endpoint
+   * @return the peer's identity, or null
+   */
+  public static Identity peer(Channel ch) {
+    return ch.attr(PEER).get();
+  }
+
+  /**
+   * Sits right behind the {@link SslHandler}: records the peer's identity when the handshake
+   * succeeds, and answers, counts and logs a failed one. A connection refused at accept
+   * ({@link Admission}) is answered here, after its handshake, so that the client can read why.
+   */
+  private static final class TlsGate extends ChannelInboundHandlerAdapter {
+    private final Codec codec;
+    private final Counters counters;
+
+    TlsGate(Codec codec, Counters counters) {
+      this.codec = codec;
+      this.counters = counters;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof SslHandshakeCompletionEvent e) {
+        if (e.isSuccess()) {
+          handshaken(ctx);
+        } else {
+          failed(ctx, e.cause());
+        }
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
+    private void handshaken(ChannelHandlerContext ctx) {
+      Channel ch = ctx.channel();
+      String refusal = ch.attr(REFUSAL).get();
+      if (refusal != null) {
+        ch.writeAndFlush(new Wire.ClientReply(-1, Status.UNAVAILABLE, null, refusal, 0))
+            .addListener(ChannelFutureListener.CLOSE);
+        return;
+      }
+      SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+      try {
+        ch.attr(PEER).set(Identity.ofPeer(ssl.engine().getSession()));
+      } catch (IllegalArgumentException | SSLException e) {
+        counters.handshakeFailures.incrementAndGet();
+        counters.warnings.warn("tls handshake", "{}: refused, its certificate names no identity: {}",
+            ch.remoteAddress(), e.getMessage());
+        ch.config().setAutoRead(false);
+        ch.writeAndFlush(new Wire.ClientReply(-1, Status.FORBIDDEN, null,
+            "forbidden: the certificate names no identity: " + e.getMessage(), 0))
+            .addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    private void failed(ChannelHandlerContext ctx, Throwable cause) {
+      Channel ch = ctx.channel();
+      if (cause instanceof SslHandshakeTimeoutException) {
+        counters.handshakeTimeouts.incrementAndGet();
+        counters.warnings.warn("tls handshake timeout", "{}: closed, the TLS handshake did not finish: {}",
+            ch.remoteAddress(), cause.getMessage());
+        return;
+      }
+      counters.handshakeFailures.incrementAndGet();
+      String why = Tls.explain(cause);
+      counters.warnings.warn("tls handshake", "{}: TLS handshake failed: {}", ch.remoteAddress(), why);
+      if (isPlaintext(cause) && ch.isActive()) {
+        // A plaintext client reads plaintext frames: tell it, written below the SslHandler, which
+        // closes the connection right after this event.
+        byte[] body = codec.encode(new Wire.ClientReply(-1, Status.FORBIDDEN, null,
+            "plaintext refused: this node's client port requires mutual TLS (connect with a TlsConfig:"
+                + " a certificate signed by the cluster's CA)", 0));
+        ByteBuf frame = Unpooled.buffer(4 + body.length).writeInt(body.length).writeBytes(body);
+        ctx.pipeline().context(SslHandler.class).writeAndFlush(frame);
+      }
+    }
+
+    private static boolean isPlaintext(Throwable t) {
+      for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+        if (c instanceof NotSslRecordException) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (isTls(cause)) {
+        // The handshake's failure was answered above (or the TLS session broke): nothing a
+        // frame handler could add.
+        LOG.debug("{}: closing after {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+        return;
+      }
+      ctx.fireExceptionCaught(cause);
+    }
+
+    private static boolean isTls(Throwable t) {
+      for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+        if (c instanceof SSLException) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
   /** Why a connection was refused at accept; set by {@link Admission}, answered by the connection's initializer. */
@@ -349,10 +515,11 @@ public final class ClientEndpoint implements AutoCloseable {
     }
 
     private void handle(ChannelHandlerContext ctx, Object msg) {
+      Identity peer = ctx.channel().attr(PEER).get();
       if (msg instanceof Wire.ClientRequest r) {
-        dispatch(ctx, r.requestId(), true, () -> handler.multicast(r));
+        dispatch(ctx, r.requestId(), true, () -> handler.multicast(r, peer));
       } else if (msg instanceof Wire.QueryRequest q) {
-        dispatch(ctx, q.requestId(), true, () -> handler.query(q));
+        dispatch(ctx, q.requestId(), true, () -> handler.query(q, peer));
       } else if (msg instanceof Wire.ViewRequest v) {
         dispatch(ctx, v.requestId(), false, () -> handler.view(v));
       } else {
@@ -452,6 +619,11 @@ public final class ClientEndpoint implements AutoCloseable {
       f.whenComplete((reply, err) -> {
         if (pending) {
           counters.pending.decrementAndGet();
+        }
+        if (reply != null && reply.status() == Status.FORBIDDEN) {
+          counters.forbidden.incrementAndGet();
+          counters.warnings.warn("forbidden", "{} {}: request {} refused: {}", ctx.channel().remoteAddress(),
+              ctx.channel().attr(PEER).get(), requestId, reply.error());
         }
         write(ctx, answer(requestId, reply, err));
         if (ctx.executor().inEventLoop()) {

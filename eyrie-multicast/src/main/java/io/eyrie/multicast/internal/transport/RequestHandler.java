@@ -1,5 +1,6 @@
 package io.eyrie.multicast.internal.transport;
 
+import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,31 @@ public interface RequestHandler {
 
   /** Answers a read-only query with a linearizable read on one group. */
   CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request);
+
+  /**
+   * Multicasts a request that came from a peer whose identity is known (mutual TLS); the handler
+   * refuses with {@link Status#FORBIDDEN} what the peer's role may not send. By default the
+   * identity is ignored.
+   *
+   * @param request the request
+   * @param peer the peer's identity, or null without TLS
+   * @return the answer
+   */
+  default CompletableFuture<Wire.ClientReply> multicast(Wire.ClientRequest request, Identity peer) {
+    return multicast(request);
+  }
+
+  /**
+   * Answers a query from a peer whose identity is known, as {@link #multicast(Wire.ClientRequest,
+   * Identity)} does.
+   *
+   * @param request the query
+   * @param peer the peer's identity, or null without TLS
+   * @return the answer
+   */
+  default CompletableFuture<Wire.ClientReply> query(Wire.QueryRequest request, Identity peer) {
+    return query(request);
+  }
 
   /** Answers with the cluster as the node knows it (its configuration's text form, encoded). */
   default CompletableFuture<Wire.ClientReply> view(Wire.ViewRequest request) {

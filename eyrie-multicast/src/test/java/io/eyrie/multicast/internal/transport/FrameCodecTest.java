@@ -273,7 +273,7 @@ class FrameCodecTest {
   @Test
   void aStatusTakesTheBytesOfItsOldIntCodeAndAnUnknownCodeIsAMalformedFrame() {
     Status[] byOldCode = {Status.OK, Status.ERROR, Status.UNAVAILABLE, Status.BAD_REQUEST, Status.STALE,
-        Status.EXPIRED};
+        Status.EXPIRED, Status.FORBIDDEN};
     assertEquals(Status.values().length, byOldCode.length);
     for (int code = 0; code < byOldCode.length; code++) {
       byte[] now = CODEC.encode(new Wire.ClientReply(7, byOldCode[code], new byte[] {1, 2}, "why", 3));
@@ -288,7 +288,7 @@ class FrameCodecTest {
       Wire.ClientReply r = new Wire.ClientReply(7, s, null, "why", 3);
       assertEquals(s, ((Wire.ClientReply) withModules.decode(withModules.encode(r))).status());
     }
-    for (int code : new int[] {6, -1, Integer.MAX_VALUE}) {
+    for (int code : new int[] {7, -1, Integer.MAX_VALUE}) {
       byte[] bad = intStatusReply(code);
       assertThrows(IllegalArgumentException.class, () -> CODEC.decode(bad), "code " + code);
       assertRejectedAndClosed(framed(bad), "malformed frame: ");
