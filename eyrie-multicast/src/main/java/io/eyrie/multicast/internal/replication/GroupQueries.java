@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -36,10 +37,16 @@ public final class GroupQueries implements AutoCloseable {
 
   /** Runs a query on a group; fails with {@link QueryException} if the group refused it. */
   public CompletableFuture<byte[]> query(GroupId g, byte[] query) {
+    return ask(g, query, RaftClientHolder::sendReadOnly);
+  }
+
+  /** Sends a query through the group's client and unwraps its answer, or the application's refusal. */
+  private CompletableFuture<byte[]> ask(GroupId g, byte[] query,
+      java.util.function.BiFunction<RaftClientHolder, Message, CompletableFuture<RaftClientReply>> send) {
     RaftClientHolder holder = clients.computeIfAbsent(g,
         k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options), () -> local.apply(k), options));
     try {
-      return holder.sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
+      return send.apply(holder, Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
         if (r.isSuccess()) {
           return r.getMessage().getContent().toByteArray();
         }
@@ -53,24 +60,15 @@ public final class GroupQueries implements AutoCloseable {
     }
   }
 
+
   /**
    * Asks a group's leader without a ReadIndex round (a Ratis non-linearizable read): for the
    * exchange's questions, whose answers are facts of committed state (design 4.3.1).
    */
   public CompletableFuture<byte[]> queryUnordered(GroupId g, byte[] query) {
-    RaftClientHolder holder = clients.computeIfAbsent(g,
-        k -> new RaftClientHolder(() -> RatisSupport.newClient(cluster.get(), k, options), () -> local.apply(k), options));
-    try {
-      return holder.sendNonLinearizable(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
-        if (r.isSuccess()) {
-          return r.getMessage().getContent().toByteArray();
-        }
-        throw new IllegalStateException(String.valueOf(r.getException()));
-      });
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return ask(g, query, RaftClientHolder::sendNonLinearizable);
   }
+
 
   /** A query the group's application refused (not a transient failure). */
   public static final class QueryException extends RuntimeException {

@@ -132,22 +132,7 @@ final class RaftClientHolder implements AutoCloseable {
    * through the Ratis client (in-process answers are the caller's business).
    */
   CompletableFuture<RaftClientReply> sendNonLinearizable(Message m) {
-    RaftClient c;
-    try {
-      c = get();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    try {
-      return c.async().sendReadOnlyNonLinearizable(m).whenComplete((reply, err) -> {
-        if (err != null) {
-          failed(c);
-        }
-      });
-    } catch (RuntimeException e) {
-      failed(c);
-      return CompletableFuture.failedFuture(e);
-    }
+    return viaClient(m, true, c -> c.async().sendReadOnlyNonLinearizable(m));
   }
 
   /** True if this node's replica of the group is its ready leader, so a write would be taken here. */
@@ -168,6 +153,11 @@ final class RaftClientHolder implements AutoCloseable {
   }
 
   private CompletableFuture<RaftClientReply> viaClient(Message m, boolean read) {
+    return viaClient(m, read, c -> read ? c.async().sendReadOnly(m) : c.async().send(m));
+  }
+
+  private CompletableFuture<RaftClientReply> viaClient(Message m, boolean read,
+      java.util.function.Function<RaftClient, CompletableFuture<RaftClientReply>> call) {
     RaftClient c;
     try {
       c = get();
@@ -175,7 +165,7 @@ final class RaftClientHolder implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     try {
-      return (read ? c.async().sendReadOnly(m) : c.async().send(m)).whenComplete((reply, err) -> {
+      return call.apply(c).whenComplete((reply, err) -> {
         if (err != null || !read && !reply.isSuccess()) {
           // Also for a failed write's reply (not only an exception): an ordered Ratis client
           // whose request failed for good may refuse every later one, so start afresh. (A query
@@ -188,6 +178,7 @@ final class RaftClientHolder implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
   }
+
 
   /** Returns the current client, creating it if needed. */
   synchronized RaftClient get() {
