@@ -112,6 +112,8 @@ public final class Exchange {
     long pullInterval = T_PULL_NANOS;
     long lastDecide = Long.MIN_VALUE;
     long lastForward = Long.MIN_VALUE;
+    /** When the periodic step next tries to decide a message it could not decide (a nanoTime). */
+    long nextTry;
     boolean pushed;
     final TreeMap<GroupId, Component> held = new TreeMap<>();
 
@@ -119,6 +121,7 @@ public final class Exchange {
       this.dests = dests;
       this.since = now;
       this.nextPull = now + T_PULL_NANOS;
+      this.nextTry = now;
     }
   }
 
@@ -239,8 +242,19 @@ public final class Exchange {
     for (Map.Entry<MsgId, GroupId[]> u : undecided.entrySet()) {
       MsgId id = u.getKey();
       Track t = track(id, u.getValue(), now);
-      if (tryDecide(view, id, t, now)) {
+      // A decision is tried when a component arrives and when the own one is applied; here only
+      // again when due (re-appended after T_pull, K1), or for a message first tracked here, or
+      // every T_pull for components taken from the log: not every tick, which under load cost
+      // the exchange most of its time (each try reads the state under its lock).
+      if (t.lastDecide != Long.MIN_VALUE) {
+        tryDecide(view, id, t, now);
         continue;
+      }
+      if (now >= t.nextTry) {
+        if (tryDecide(view, id, t, now)) {
+          continue;
+        }
+        t.nextTry = now + T_PULL_NANOS;
       }
       if (now >= t.nextPull || !t.pushed) {
         t.pushed = true;
@@ -310,6 +324,10 @@ public final class Exchange {
    * other destination, or another destination's decision, which holds them all.
    */
   private boolean tryDecide(View view, MsgId id, Track t, long now) {
+    // Long.MIN_VALUE: never appended (now - MIN_VALUE would overflow and look recent).
+    if (t.lastDecide != Long.MIN_VALUE && now - t.lastDecide < T_PULL_NANOS) {
+      return true; // appended within T_pull: what was held then is held still
+    }
     Component own = view.component(id);
     if (own == null || own.decision() != null) {
       return false;
@@ -344,10 +362,6 @@ public final class Exchange {
         }
       }
       d = new Decision(id, t.dests, ts, own.digest(), conflict);
-    }
-    // Long.MIN_VALUE: never appended (now - MIN_VALUE would overflow and look recent).
-    if (t.lastDecide != Long.MIN_VALUE && now - t.lastDecide < T_PULL_NANOS) {
-      return true;
     }
     t.lastDecide = now;
     decides++;

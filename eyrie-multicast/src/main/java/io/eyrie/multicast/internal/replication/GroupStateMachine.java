@@ -78,6 +78,12 @@ public final class GroupStateMachine extends BaseStateMachine {
   private final AtomicLong snapshotsLoaded = new AtomicLong();
   private final AtomicLong snapshotsInstalled = new AtomicLong();
   private final AtomicLong snapshotsTaken = new AtomicLong();
+  /**
+   * The reply gate's local waits (rule 11): messages a request on this node waits to see started
+   * at this replica, each completed with true from the apply thread once the applied state shows
+   * it. Guarded by {@link #lock}.
+   */
+  private final java.util.Map<MsgId, CompletableFuture<Boolean>> startWaits = new java.util.HashMap<>();
 
   GroupStateMachine(GroupId group, Codec codec, Function<GroupId, GroupState> stateFactory, Hooks hooks) {
     this.group = group;
@@ -220,6 +226,7 @@ public final class GroupStateMachine extends BaseStateMachine {
     } catch (RuntimeException e) {
       throw new IOException("cannot read snapshot " + file + ": " + e, e);
     }
+    java.util.List<CompletableFuture<Boolean>> nowStarted;
     lock.lock();
     try {
       fresh.setListener(listener);
@@ -227,9 +234,11 @@ public final class GroupStateMachine extends BaseStateMachine {
       setLastAppliedTermIndex(snapshot.getTermIndex());
       offerStoredReplies(fresh, listener);
       listener.membershipChanged(fresh.knownGroups(), fresh.openGroups());
+      nowStarted = takeStarted();
     } finally {
       lock.unlock();
     }
+    nowStarted.forEach(f -> f.complete(true));
     snapshotsLoaded.incrementAndGet();
     LOG.info("{}: loaded snapshot {}", group, snapshot.getTermIndex());
   }
@@ -312,13 +321,16 @@ public final class GroupStateMachine extends BaseStateMachine {
       }
     }
     long result;
+    java.util.List<CompletableFuture<Boolean>> nowStarted;
     lock.lock();
     try {
       result = entry == null ? -1 : state.apply(entry);
       updateLastAppliedTermIndex(e.getTerm(), e.getIndex());
+      nowStarted = startWaits.isEmpty() ? java.util.List.of() : takeStarted();
     } finally {
       lock.unlock();
     }
+    nowStarted.forEach(f -> f.complete(true));
     byte[] reply = ByteBuffer.allocate(8).putLong(result).array();
     return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
   }
@@ -375,6 +387,44 @@ public final class GroupStateMachine extends BaseStateMachine {
       }
     }
     return out.toArray(new MsgId[0]);
+  }
+
+  /**
+   * Completes with true once this replica's applied state shows that the message started here
+   * (rule 11), at once if it already does. A follower applies a moment after its leader, so the
+   * reply gate waits here instead of asking the leader over the network. The caller bounds the
+   * wait (it completes the future with false on its own deadline) and may ask the leader then.
+   */
+  public CompletableFuture<Boolean> whenStarted(MsgId id) {
+    lock.lock();
+    try {
+      if (state.started(id)) {
+        return CompletableFuture.completedFuture(true);
+      }
+      CompletableFuture<Boolean> f = startWaits.get(id);
+      if (f == null || f.isDone()) {
+        f = new CompletableFuture<>();
+        startWaits.put(id, f);
+      }
+      return f;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The waits whose messages started (removed), and drops those their callers gave up on; caller holds the lock. */
+  private java.util.List<CompletableFuture<Boolean>> takeStarted() {
+    java.util.List<CompletableFuture<Boolean>> out = new java.util.ArrayList<>();
+    for (var it = startWaits.entrySet().iterator(); it.hasNext(); ) {
+      var w = it.next();
+      if (w.getValue().isDone()) {
+        it.remove();
+      } else if (state.started(w.getKey())) {
+        out.add(w.getValue());
+        it.remove();
+      }
+    }
+    return out;
   }
 
   /** Answers a query in process, as {@link #query} does for a Ratis client (a node's own replica). */

@@ -175,23 +175,50 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   /**
+   * How long the reply gate waits for this node's own replica of a group to show a message
+   * started before it asks the group's leader: a follower applies a moment after its leader, and
+   * waiting for it costs no network round trip and no work at the leader.
+   */
+  static final long LOCAL_START_WAIT_MS = 20;
+
+  /**
    * Which of {@code ids} have started at group {@code g} (rule 11): this node's replica of it
-   * answers if it has positive evidence for all of them, whatever its role; otherwise the leader.
+   * answers once it shows them all started (positive evidence is evidence at any replica,
+   * whatever its role), waiting up to {@link #LOCAL_START_WAIT_MS} for it to apply; the leader
+   * answers for those it still lacks, unless this replica leads. Answers may complete on an
+   * apply thread: callers continue on their own executor.
    */
   public java.util.concurrent.CompletableFuture<java.util.Set<io.eyrie.multicast.MsgId>> started(GroupId g,
       List<io.eyrie.multicast.MsgId> ids) {
-    byte[] q = codec.encode(new Wire.StartedQuery(ids.toArray(new io.eyrie.multicast.MsgId[0])));
-    java.util.Set<io.eyrie.multicast.MsgId> local = new java.util.HashSet<>();
-    if (divisions.get(g) != null) {
-      try {
-        local.addAll(java.util.Arrays.asList((io.eyrie.multicast.MsgId[]) codec.decode(machines.apply(g).queryLocally(q))));
-      } catch (RuntimeException e) {
-        LOG.debug("{}: local started query failed: {}", g, e.toString());
-      }
-      if (local.containsAll(ids) || isLeader(g)) {
-        return java.util.concurrent.CompletableFuture.completedFuture(local);
-      }
+    if (divisions.get(g) == null) {
+      return remoteStarted(g, ids, java.util.Set.of());
     }
+    GroupStateMachine m = machines.apply(g);
+    List<java.util.concurrent.CompletableFuture<Boolean>> waits = new java.util.ArrayList<>(ids.size());
+    for (io.eyrie.multicast.MsgId id : ids) {
+      waits.add(m.whenStarted(id).completeOnTimeout(false, LOCAL_START_WAIT_MS, TimeUnit.MILLISECONDS));
+    }
+    return java.util.concurrent.CompletableFuture.allOf(waits.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+        .thenCompose(v -> {
+          java.util.Set<io.eyrie.multicast.MsgId> local = new java.util.HashSet<>();
+          for (int i = 0; i < ids.size(); i++) {
+            if (waits.get(i).join()) {
+              local.add(ids.get(i));
+            }
+          }
+          if (local.size() == ids.size() || isLeader(g)) {
+            return java.util.concurrent.CompletableFuture.completedFuture(local);
+          }
+          // Off the apply thread that may have completed the last wait.
+          return java.util.concurrent.CompletableFuture.supplyAsync(() -> remoteStarted(g, ids, local), exchangeRunner)
+              .thenCompose(f -> f);
+        });
+  }
+
+  private java.util.concurrent.CompletableFuture<java.util.Set<io.eyrie.multicast.MsgId>> remoteStarted(GroupId g,
+      List<io.eyrie.multicast.MsgId> ids, java.util.Set<io.eyrie.multicast.MsgId> local) {
+    byte[] q = codec.encode(new Wire.StartedQuery(ids.stream().filter(id -> !local.contains(id))
+        .toArray(io.eyrie.multicast.MsgId[]::new)));
     return queries.queryUnordered(g, q).thenApply(a -> {
       java.util.Set<io.eyrie.multicast.MsgId> out = new java.util.HashSet<>(local);
       out.addAll(java.util.Arrays.asList((io.eyrie.multicast.MsgId[]) codec.decode(a)));

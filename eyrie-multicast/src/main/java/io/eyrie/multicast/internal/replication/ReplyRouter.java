@@ -177,7 +177,7 @@ public final class ReplyRouter {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    f.whenComplete((started, e) -> {
+    java.util.function.BiConsumer<Set<MsgId>, Throwable> answered = (started, e) -> {
       if (e == null && started.contains(id)) {
         boolean release;
         synchronized (w) {
@@ -197,7 +197,13 @@ public final class ReplyRouter {
       } catch (java.util.concurrent.RejectedExecutionException closing) {
         // the node is closing
       }
-    });
+    };
+    // The answer may come on another group's apply thread: release the reply from the gate's own.
+    if (retries == null) {
+      f.whenComplete(answered);
+    } else {
+      f.whenCompleteAsync(answered, retries);
+    }
   }
 
   /** Fails a request whose message could not be submitted. */

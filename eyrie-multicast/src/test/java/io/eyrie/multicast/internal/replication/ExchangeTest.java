@@ -92,4 +92,83 @@ class ExchangeTest {
     assertEquals(7, decided.get(0).finalTs());
     assertEquals(List.of("g0:" + M + "@5"), sent, "g1's own component still goes to g0");
   }
+
+  /** g1's applied state with {@code n} undecided messages to g0 and g1, counting the reads of own components. */
+  static final class ManyView implements Exchange.View {
+    final TreeMap<MsgId, GroupId[]> undecided = new TreeMap<>();
+    final Map<MsgId, Long> logged = new java.util.HashMap<>();
+    int componentReads;
+
+    ManyView(int n) {
+      for (int i = 0; i < n; i++) {
+        undecided.put(MsgId.valueOf(2, i, 0), new GroupId[] {G0, G1});
+      }
+    }
+
+    @Override
+    public Component component(MsgId id) {
+      componentReads++;
+      return undecided.containsKey(id) ? new Component(id, G1, 5, 42, null) : null;
+    }
+
+    @Override
+    public SortedMap<MsgId, GroupId[]> undecided() {
+      return new TreeMap<>(undecided);
+    }
+
+    @Override
+    public GroupId[] undecided(MsgId id) {
+      return undecided.get(id);
+    }
+
+    @Override
+    public Map<GroupId, Long> loggedComponents(MsgId id) {
+      Long ts = logged.get(id);
+      return ts == null ? Map.of() : Map.of(G0, ts);
+    }
+
+    @Override
+    public Set<GroupId> forwardedTo(MsgId id) {
+      return Set.of();
+    }
+  }
+
+  /**
+   * The periodic step does not read every undecided message's state at every tick (each read
+   * takes the state's lock, which the apply thread needs): a message it could not decide is tried
+   * again after T_pull, and one whose missing component then shows up in the log (a Conflict
+   * item) is decided at that try.
+   */
+  @Test
+  void theTickTriesAnUndecidableMessageOncePerPullIntervalNotEveryTick() {
+    ManyView view = new ManyView(200);
+    List<Decision> decided = new ArrayList<>();
+    Exchange x = new Exchange(G1, new Exchange.Net() {
+      @Override
+      public void send(GroupId to, List<Component> list) {}
+
+      @Override
+      public void decide(Decision d) {
+        decided.add(d);
+      }
+
+      @Override
+      public void forward(Forward f) {}
+    });
+    long ms = 1_000_000L;
+    x.leadership(true, 0);
+    x.tick(view, 0);
+    int first = view.componentReads;
+    for (long now = 10; now < 50; now += 10) {
+      x.tick(view, now * ms);
+    }
+    assertEquals(first, view.componentReads, "ticks within T_pull of the first read nothing more");
+    MsgId late = MsgId.valueOf(2, 7, 0);
+    view.logged.put(late, 9L);
+    x.tick(view, 40 * ms);
+    assertEquals(List.of(), decided, "not tried again before T_pull");
+    x.tick(view, Exchange.T_PULL_NANOS);
+    assertEquals(1, decided.size(), "tried again after T_pull, with the component the log holds");
+    assertEquals(late, decided.get(0).id());
+  }
 }
