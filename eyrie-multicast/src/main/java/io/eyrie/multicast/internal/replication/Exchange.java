@@ -57,6 +57,15 @@ public final class Exchange {
 
     /** The destinations a Forward already sent the message to. */
     Set<GroupId> forwardedTo(MsgId id);
+
+    /**
+     * Runs {@code body} holding whatever lock the reads need, once for all of its reads (a
+     * state's lock is reentrant): one step of the exchange sees one applied state and does not
+     * contend with the apply thread for every message it reads.
+     */
+    default <T> T locked(java.util.function.Supplier<T> body) {
+      return body.get();
+    }
   }
 
   /** A view of a group state; the caller holds whatever lock the state needs. */
@@ -127,6 +136,17 @@ public final class Exchange {
 
   private record Early(Component c, long at) {}
 
+  /** What one step decided to send, emitted after the state's lock is released. */
+  private static final class Out {
+    final TreeMap<GroupId, List<Component>> components = new TreeMap<>();
+    final List<Decision> decides = new ArrayList<>();
+    final List<Forward> forwards = new ArrayList<>();
+
+    void add(GroupId to, Component c) {
+      components.computeIfAbsent(to, k -> new ArrayList<>()).add(c);
+    }
+  }
+
   private final GroupId self;
   private final Net net;
   private boolean leader;
@@ -173,7 +193,14 @@ public final class Exchange {
       fresh.clear();
       return;
     }
-    TreeMap<GroupId, List<Component>> out = new TreeMap<>();
+    if (fresh.isEmpty()) {
+      return;
+    }
+    emit(view.locked(() -> flushLocked(view, now)));
+  }
+
+  private Out flushLocked(View view, long now) {
+    Out out = new Out();
     for (MsgId id = fresh.poll(); id != null; id = fresh.poll()) {
       Track t = track(view, id, now);
       if (t == null || t.pushed) {
@@ -187,12 +214,12 @@ public final class Exchange {
       // To every other destination, also one whose component came early: it needs this one.
       for (GroupId d : t.dests) {
         if (!d.equals(self)) {
-          out.computeIfAbsent(d, k -> new ArrayList<>()).add(own);
+          out.add(d, own);
         }
       }
-      tryDecide(view, id, t, now);
+      tryDecide(view, id, t, now, out);
     }
-    send(out);
+    return out;
   }
 
   /**
@@ -201,9 +228,14 @@ public final class Exchange {
    * few seconds (rule 3).
    */
   public synchronized void received(View view, List<Component> list, long now) {
-    if (!leader || list == null) {
+    if (!leader || list == null || list.isEmpty()) {
       return;
     }
+    emit(view.locked(() -> receivedLocked(view, list, now)));
+  }
+
+  private Out receivedLocked(View view, List<Component> list, long now) {
+    Out out = new Out();
     for (Component c : list) {
       if (c == null || c.id() == null || c.group() == null || c.group().equals(self)) {
         continue;
@@ -222,8 +254,9 @@ public final class Exchange {
       if (Arrays.binarySearch(t.dests, c.group()) >= 0) {
         t.held.put(c.group(), c);
       }
-      tryDecide(view, c.id(), t, now);
+      tryDecide(view, c.id(), t, now, out);
     }
+    return out;
   }
 
   /**
@@ -236,9 +269,14 @@ public final class Exchange {
     if (!leader) {
       return;
     }
+    emit(view.locked(() -> tickLocked(view, now)));
+    expireEarly(now);
+  }
+
+  private Out tickLocked(View view, long now) {
+    Out out = new Out();
     SortedMap<MsgId, GroupId[]> undecided = view.undecided();
     tracks.keySet().retainAll(undecided.keySet());
-    TreeMap<GroupId, List<Component>> out = new TreeMap<>();
     for (Map.Entry<MsgId, GroupId[]> u : undecided.entrySet()) {
       MsgId id = u.getKey();
       Track t = track(id, u.getValue(), now);
@@ -247,11 +285,11 @@ public final class Exchange {
       // every T_pull for components taken from the log: not every tick, which under load cost
       // the exchange most of its time (each try reads the state under its lock).
       if (t.lastDecide != Long.MIN_VALUE) {
-        tryDecide(view, id, t, now);
+        tryDecide(view, id, t, now, out);
         continue;
       }
       if (now >= t.nextTry) {
-        if (tryDecide(view, id, t, now)) {
+        if (tryDecide(view, id, t, now, out)) {
           continue;
         }
         t.nextTry = now + T_PULL_NANOS;
@@ -262,7 +300,7 @@ public final class Exchange {
         if (own != null) {
           for (GroupId d : t.dests) {
             if (!d.equals(self) && !t.held.containsKey(d)) {
-              out.computeIfAbsent(d, k -> new ArrayList<>()).add(own);
+              out.add(d, own);
             }
           }
         }
@@ -281,12 +319,11 @@ public final class Exchange {
         if (!silent.isEmpty()) {
           t.lastForward = now;
           forwards++;
-          net.forward(new Forward(id, silent.toArray(new GroupId[0])));
+          out.forwards.add(new Forward(id, silent.toArray(new GroupId[0])));
         }
       }
     }
-    expireEarly(now);
-    send(out);
+    return out;
   }
 
   /** Starts tracking a message undecided in the applied state, with the components that came early. */
@@ -323,7 +360,7 @@ public final class Exchange {
    * within the last {@code T_pull}: it needs its own applied component and a component of every
    * other destination, or another destination's decision, which holds them all.
    */
-  private boolean tryDecide(View view, MsgId id, Track t, long now) {
+  private boolean tryDecide(View view, MsgId id, Track t, long now, Out out) {
     // Long.MIN_VALUE: never appended (now - MIN_VALUE would overflow and look recent).
     if (t.lastDecide != Long.MIN_VALUE && now - t.lastDecide < T_PULL_NANOS) {
       return true; // appended within T_pull: what was held then is held still
@@ -366,7 +403,7 @@ public final class Exchange {
     t.lastDecide = now;
     decides++;
     LOG.debug("{}: deciding {} {}", self, id, java.util.Arrays.toString(d.ts()));
-    net.decide(d);
+    out.decides.add(d);
     return true;
   }
 
@@ -382,8 +419,11 @@ public final class Exchange {
     }
   }
 
-  private void send(TreeMap<GroupId, List<Component>> out) {
-    for (Map.Entry<GroupId, List<Component>> e : out.entrySet()) {
+  /** Appends the step's decisions and forwards, then sends its components (outside the state's lock). */
+  private void emit(Out out) {
+    out.decides.forEach(net::decide);
+    out.forwards.forEach(net::forward);
+    for (Map.Entry<GroupId, List<Component>> e : out.components.entrySet()) {
       sends++;
       net.send(e.getKey(), e.getValue());
     }

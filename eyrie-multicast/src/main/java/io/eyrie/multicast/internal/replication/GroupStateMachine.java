@@ -133,7 +133,7 @@ public final class GroupStateMachine extends BaseStateMachine {
     }
   }
 
-  /** A view of the applied state for the exchange; each read takes the state's lock. */
+  /** A view of the applied state for the exchange; each read takes the state's lock (reentrant: once per {@code locked} step). */
   public Exchange.View view() {
     return new Exchange.View() {
       @Override
@@ -159,6 +159,16 @@ public final class GroupStateMachine extends BaseStateMachine {
       @Override
       public java.util.Set<GroupId> forwardedTo(MsgId id) {
         return read(s -> java.util.Set.copyOf(s.forwardedTo(id)));
+      }
+
+      @Override
+      public <T> T locked(java.util.function.Supplier<T> body) {
+        lock.lock();
+        try {
+          return body.get();
+        } finally {
+          lock.unlock();
+        }
       }
     };
   }
