@@ -244,6 +244,9 @@ public final class Exchange {
       if (t == null) {
         t = track(view, c.id(), now);
       }
+      if (t == null && view.component(c.id()) != null) {
+        continue; // retained here and no longer undecided: decided, a late answer needs no keeping
+      }
       if (t == null) {
         if (earlyCount < MAX_EARLY) {
           early.computeIfAbsent(c.id(), k -> new ArrayList<>()).add(new Early(c, now));
@@ -447,6 +450,11 @@ public final class Exchange {
       }
     }
     return out;
+  }
+
+  /** Components of messages not applied here yet, kept for a few seconds (rule 3). */
+  synchronized int earlyCount() {
+    return earlyCount;
   }
 
   /** Counters: decisions appended, forwards appended, component batches sent. */

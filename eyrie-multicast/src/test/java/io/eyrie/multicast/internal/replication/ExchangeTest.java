@@ -24,7 +24,7 @@ class ExchangeTest {
   static final MsgId M = MsgId.valueOf(1, 0, 0);
 
   /** A view of g1's applied state holding M undecided (once {@code applied}) with lts 5. */
-  static final class FakeView implements Exchange.View {
+  static class FakeView implements Exchange.View {
     boolean applied;
 
     @Override
@@ -170,5 +170,37 @@ class ExchangeTest {
     x.tick(view, Exchange.T_PULL_NANOS);
     assertEquals(1, decided.size(), "tried again after T_pull, with the component the log holds");
     assertEquals(late, decided.get(0).id());
+  }
+
+  /**
+   * A component that arrives after the message was decided here (the answer to a push, a late
+   * pull) is dropped, not kept with the early ones: under load every decided message got one,
+   * and the early buffer, scanned at every tick, grew to thousands of entries.
+   */
+  @Test
+  void aLateComponentOfADecidedMessageIsNotKeptAsEarly() {
+    FakeView view = new FakeView() {
+      @Override
+      public SortedMap<MsgId, GroupId[]> undecided() {
+        return new TreeMap<>(); // M is decided here, and still retained (its component is known)
+      }
+    };
+    view.applied = true;
+    Exchange x = new Exchange(G1, new Exchange.Net() {
+      @Override
+      public void send(GroupId to, List<Component> list) {}
+
+      @Override
+      public void decide(Decision d) {}
+
+      @Override
+      public void forward(Forward f) {}
+    });
+    x.leadership(true, 0);
+    x.received(view, List.of(new Component(M, G0, 7, 42, null)), 1);
+    assertEquals(0, x.earlyCount(), "decided here: the late component is dropped");
+    view.applied = false; // not applied here yet: a component waits as early (rule 3)
+    x.received(view, List.of(new Component(M, G0, 7, 42, null)), 2);
+    assertEquals(1, x.earlyCount());
   }
 }
