@@ -8,7 +8,6 @@ import io.eyrie.multicast.internal.Wire.Forward;
 import io.eyrie.multicast.internal.state.GroupState;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -134,7 +133,6 @@ public final class Exchange {
     }
   }
 
-  private record Early(Component c, long at) {}
 
   /** What one step decided to send, emitted after the state's lock is released. */
   private static final class Out {
@@ -151,8 +149,7 @@ public final class Exchange {
   private final Net net;
   private boolean leader;
   private final TreeMap<MsgId, Track> tracks = new TreeMap<>();
-  private final TreeMap<MsgId, List<Early>> early = new TreeMap<>();
-  private int earlyCount;
+  private final EarlyComponents early = new EarlyComponents(EARLY_NANOS, MAX_EARLY);
   private final ConcurrentLinkedQueue<MsgId> fresh = new ConcurrentLinkedQueue<>();
   private long decides;
   private long forwards;
@@ -179,7 +176,6 @@ public final class Exchange {
     leader = isLeader;
     tracks.clear();
     early.clear();
-    earlyCount = 0;
   }
 
   /** Whether the replica leads its group, as the exchange was last told. */
@@ -248,10 +244,7 @@ public final class Exchange {
         continue; // retained here and no longer undecided: decided, a late answer needs no keeping
       }
       if (t == null) {
-        if (earlyCount < MAX_EARLY) {
-          early.computeIfAbsent(c.id(), k -> new ArrayList<>()).add(new Early(c, now));
-          earlyCount++;
-        }
+        early.add(c, now);
         continue;
       }
       if (Arrays.binarySearch(t.dests, c.group()) >= 0) {
@@ -273,7 +266,7 @@ public final class Exchange {
       return;
     }
     emit(view.locked(() -> tickLocked(view, now)));
-    expireEarly(now);
+    early.expire(now);
   }
 
   private Out tickLocked(View view, long now) {
@@ -346,13 +339,9 @@ public final class Exchange {
     }
     t = new Track(dests, now);
     tracks.put(id, t);
-    List<Early> es = early.remove(id);
-    if (es != null) {
-      earlyCount -= es.size();
-      for (Early e : es) {
-        if (Arrays.binarySearch(dests, e.c().group()) >= 0) {
-          t.held.put(e.c().group(), e.c());
-        }
+    for (Component c : early.take(id)) {
+      if (Arrays.binarySearch(dests, c.group()) >= 0) {
+        t.held.put(c.group(), c);
       }
     }
     return t;
@@ -410,18 +399,6 @@ public final class Exchange {
     return true;
   }
 
-  private void expireEarly(long now) {
-    for (Iterator<List<Early>> it = early.values().iterator(); it.hasNext(); ) {
-      List<Early> es = it.next();
-      int before = es.size();
-      es.removeIf(e -> now - e.at() > EARLY_NANOS);
-      earlyCount -= before - es.size();
-      if (es.isEmpty()) {
-        it.remove();
-      }
-    }
-  }
-
   /** Appends the step's decisions and forwards, then sends its components (outside the state's lock). */
   private void emit(Out out) {
     out.decides.forEach(net::decide);
@@ -454,7 +431,7 @@ public final class Exchange {
 
   /** Components of messages not applied here yet, kept for a few seconds (rule 3). */
   synchronized int earlyCount() {
-    return earlyCount;
+    return early.size();
   }
 
   /** Counters: decisions appended, forwards appended, component batches sent. */
