@@ -27,11 +27,7 @@ class GroupStateScheduleFindingsTest {
    */
   @Test
   void reusedIdOverlappingDestinationsRetentionEnds() {
-    SimWorkload w = GroupStateScheduleTest.reusedIdOverlapping();
-    w.drainOrFail();
-    for (int g = 0; g < 3; g++) {
-      assertEquals(0, w.sim.lead(g).retainedCount());
-    }
+    assertRetentionEnds(GroupStateScheduleTest.reusedIdOverlapping());
   }
 
   /**
@@ -41,7 +37,11 @@ class GroupStateScheduleFindingsTest {
    */
   @Test
   void reusedIdAfterRetentionDropRetentionEnds() {
-    SimWorkload w = GroupStateScheduleTest.reusedIdAfterDrop();
+    assertRetentionEnds(GroupStateScheduleTest.reusedIdAfterDrop());
+  }
+
+  /** Runs the schedule to the end; then no group's leader retains anything. */
+  private static void assertRetentionEnds(SimWorkload w) {
     w.drainOrFail();
     for (int g = 0; g < 3; g++) {
       assertEquals(0, w.sim.lead(g).retainedCount());
