@@ -9,7 +9,6 @@ import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
