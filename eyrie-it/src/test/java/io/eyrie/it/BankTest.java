@@ -1,5 +1,6 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.INITIAL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,7 +28,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class BankTest {
   static final int ACCOUNTS = 24;
-  static final long INITIAL = 1000;
 
   @ParameterizedTest
   @EnumSource(Client.Mode.class)

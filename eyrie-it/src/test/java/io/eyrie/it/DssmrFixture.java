@@ -24,6 +24,8 @@ import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */
 final class DssmrFixture {
+  /** An account's opening balance in the bank tests. */
+  static final long INITIAL = 1000;
   static final GroupId ORACLE = GroupId.valueOf("oracle");
   static final GroupId P0 = GroupId.valueOf("p0");
   static final GroupId P1 = GroupId.valueOf("p1");

@@ -15,8 +15,7 @@ import org.junit.jupiter.api.Timeout;
  * version's holder send. Each needs a design decision, so neither is fixed here.
  */
 @Timeout(60)
-@ExpectedErrors({"with other content", "holds another message with the id", "the id was reused",
-    "disagrees with this group's log", "without executing it", "dropping a conflict"})
+@ExpectedErrors({SimChecks.REUSED_ID_ERRORS, "dropping a conflict"})
 class GroupStateScheduleFindingsTest {
 
   /**
