@@ -107,12 +107,27 @@
   [periods]
   (map (fn [[f c]] [f c]) (filter #(some (fn [p] (= (key %) (:fault p))) periods) fault-colors)))
 
+;; The two plots: both read the same from a history and end the same way.
+(defn- plot-input
+  "What a plot reads from a history: the completed [invocation completion] :pairs, the nemesis
+  :periods and the run's length in seconds, :t-max."
+  [history]
+  {:pairs (completed-pairs history)
+   :periods (nemesis-periods history)
+   :t-max (secs (or (:time (last history)) 1))})
+
+(defn- finish!
+  "Draws the legend (the entries, then the faults that have a period in the plot) and writes
+  the image."
+  [^Graphics2D g img file entries periods]
+  (legend g (concat entries (fault-legend periods)))
+  (.dispose g)
+  (save! img file))
+
 (defn latency-plot!
   "Writes latency-raw.png."
   [file test history]
-  (let [pairs (completed-pairs history)
-        periods (nemesis-periods history)
-        t-max (secs (or (:time (last history)) 1))
+  (let [{:keys [pairs periods t-max]} (plot-input history)
         lats (map (fn [[i c]] (max 0.1 (/ (- (:time c) (:time i)) 1e6))) pairs)
         y-max (max 10.0 (reduce max 1.0 lats))
         [img ^Graphics2D g] (canvas (str (:name test) ": latency of each op (ms, log scale)"))
@@ -128,17 +143,12 @@
     (doseq [[[i c] ms] (map vector pairs lats)]
       (.setColor g ^Color (type-colors (:type c) Color/GRAY))
       (.fill g (Ellipse2D$Double. (- (x (secs (:time i))) 1.5) (- (y ms) 1.5) 3 3)))
-    (legend g (concat (map (fn [t] [(name t) (type-colors t)]) [:ok :fail :info])
-                      (fault-legend periods)))
-    (.dispose g)
-    (save! img file)))
+    (finish! g img file (map (fn [t] [(name t) (type-colors t)]) [:ok :fail :info]) periods)))
 
 (defn rate-plot!
   "Writes rate.png: completions per second by :f (all outcomes), and ok ones in total."
   [file test history]
-  (let [pairs (completed-pairs history)
-        periods (nemesis-periods history)
-        t-max (secs (or (:time (last history)) 1))
+  (let [{:keys [pairs periods t-max]} (plot-input history)
         n (int (Math/ceil t-max))
         fs (sort (distinct (map (comp :f first) pairs)))
         series (into (sorted-map)
@@ -161,10 +171,7 @@
           (if (zero? i) (.moveTo p (x (+ i 0.5)) (y v)) (.lineTo p (x (+ i 0.5)) (y v))))
         (.setColor g ^Color c)
         (.draw g p)))
-    (legend g (concat (map vector (keys series) (cycle f-colors))
-                      (fault-legend periods)))
-    (.dispose g)
-    (save! img file)))
+    (finish! g img file (map vector (keys series) (cycle f-colors)) periods)))
 
 ;; ---------------------------------------------------------------------------
 ;; timeline.html

@@ -10,7 +10,6 @@ import io.eyrie.examples.bank.BankOps;
 import io.eyrie.oracle.OracleStateMachine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -98,29 +97,26 @@ public final class BankPlacementBenchmark {
 
   public static void main(String[] args) throws Exception {
     BenchArgs o = BenchArgs.parse(args);
-    int clients = o.integer("clients", 8);
-    int window = o.integer("window", 16);
-    int warmup = o.integer("warmup", 20);
-    int duration = o.integer("duration", 10);
-    int rounds = o.integer("rounds", 2);
-    int accounts = o.integer("accounts", 200);
+    BankLoad load = BankLoad.of(o, 200);
     List<String> names = List.copyOf(o.list("modes", "ssmr,dssmr,graph"));
     for (String n : names) {
       if (!List.of("ssmr", "dssmr", "graph").contains(n)) {
         throw new IllegalArgumentException("unknown mode " + n + " (ssmr, dssmr, graph)");
       }
     }
-    Path out = o.path("out", "bench/results/issue16");
+    int warmup = o.integer("warmup", 20);
+    int duration = o.integer("duration", 10);
+    int rounds = o.integer("rounds", 2);
     Map<String, Mode> modes = new LinkedHashMap<>();
     List<Window> windows = new ArrayList<>();
     Map<String, String> partitions = new LinkedHashMap<>();
     try {
       for (String n : names) {
-        System.out.println("bank " + n + ": " + accounts + " accounts, random transfers");
-        modes.put(n, new Mode(n, clients, accounts));
+        System.out.println("bank " + n + ": " + load.accounts() + " accounts, random transfers");
+        modes.put(n, new Mode(n, load.clients(), load.accounts()));
       }
       for (String n : names) {
-        modes.get(n).window("warm-up " + n, clients * window, warmup, 1);
+        modes.get(n).window("warm-up " + n, load.outstanding(), warmup, 1);
       }
       for (int round = 0; round < rounds; round++) {
         List<String> order = new ArrayList<>(names);
@@ -128,7 +124,7 @@ public final class BankPlacementBenchmark {
           java.util.Collections.reverse(order);
         }
         for (String n : order) {
-          windows.add(modes.get(n).window("round " + (round + 1) + " " + n, clients * window, 0, duration));
+          windows.add(modes.get(n).window("round " + (round + 1) + " " + n, load.outstanding(), 0, duration));
         }
       }
       for (String n : names) {
@@ -143,9 +139,10 @@ public final class BankPlacementBenchmark {
         m.close();
       }
     }
-    String md = report(names, windows, partitions, accounts, clients, window, warmup, duration, rounds);
-    Files.createDirectories(out);
-    Files.writeString(out.resolve("bank-placement.md"), md, StandardCharsets.UTF_8);
+    String md = report(names, windows, partitions, load.accounts(), load.clients(), load.window(), warmup, duration,
+        rounds);
+    Files.createDirectories(load.out());
+    Files.writeString(load.out().resolve("bank-placement.md"), md, StandardCharsets.UTF_8);
     System.out.print(md);
     System.exit(0);
   }

@@ -7,7 +7,6 @@ import io.eyrie.core.Rebalancer;
 import io.eyrie.oracle.OracleStateMachine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,21 +68,18 @@ public final class CommunityShiftBenchmark {
    */
   public static void main(String[] args) throws Exception {
     BenchArgs o = BenchArgs.parse(args);
-    int clients = o.integer("clients", 8);
-    int window = o.integer("window", 16);
+    BankLoad load = BankLoad.of(o, 400);
     int phase = o.integer("phase", 90);
-    int accounts = o.integer("accounts", 400);
     int communities = o.integer("communities", 16);
-    Path out = o.path("out", "bench/results/issue16");
-    if (communities < 1 || accounts / communities < 2 || phase < 1) {
+    if (communities < 1 || load.accounts() / communities < 2 || phase < 1) {
       throw new IllegalArgumentException("need at least 2 accounts per community and a positive phase");
     }
-    int perCommunity = accounts / communities;
-    int[][] membersA = members(accounts, id -> id % communities);
-    int[][] membersB = members(accounts, id -> Math.min(id / perCommunity, communities - 1));
-    int[] communityA = new int[accounts];
-    int[] communityB = new int[accounts];
-    for (int id = 0; id < accounts; id++) {
+    int perCommunity = load.accounts() / communities;
+    int[][] membersA = members(load.accounts(), id -> id % communities);
+    int[][] membersB = members(load.accounts(), id -> Math.min(id / perCommunity, communities - 1));
+    int[] communityA = new int[load.accounts()];
+    int[] communityB = new int[load.accounts()];
+    for (int id = 0; id < load.accounts(); id++) {
       communityA[id] = id % communities;
       communityB[id] = Math.min(id / perCommunity, communities - 1);
     }
@@ -93,16 +89,16 @@ public final class CommunityShiftBenchmark {
     long rebalancedTotal;
     Instant started = Instant.now();
     try (BankBenchCluster bank = BankBenchCluster.start(4,
-        () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH), clients, Client.Mode.DSSMR)) {
+        () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH), load.clients(), Client.Mode.DSSMR)) {
       List<Client> cs = bank.clients;
       Client mover = bank.mover;
-      bank.createAccounts(accounts, 1_000_000L);
+      bank.createAccounts(load.accounts(), 1_000_000L);
       System.out.printf(Locale.ROOT, "community shift: %d accounts, %d communities, %d clients x %d, %d s per phase%n",
-          accounts, communities, clients, window, phase);
+          load.accounts(), communities, load.clients(), load.window(), phase);
 
       Rebalancer rebalancer = Rebalancer.start(mover, Duration.ofSeconds(1), 64);
       AtomicBoolean phaseB = new AtomicBoolean();
-      TransferLoop loop = new TransferLoop(cs, accounts,
+      TransferLoop loop = new TransferLoop(cs, load.accounts(),
           a -> phaseB.get() ? membersB[communityB[a]] : membersA[communityA[a]]);
 
       ClientStats prev = total(cs);
@@ -110,7 +106,7 @@ public final class CommunityShiftBenchmark {
       long prevErrors = 0;
       long prevMoved = 0;
       long t0 = System.nanoTime();
-      loop.start(clients * window);
+      loop.start(load.outstanding());
       for (int s = 1; s <= 2 * phase; s++) {
         long end = t0 + s * 1_000_000_000L;
         while (System.nanoTime() < end) {
@@ -143,10 +139,11 @@ public final class CommunityShiftBenchmark {
       audit = cs.get(0).audit().get(60, TimeUnit.SECONDS);
     }
 
-    String md = report(seconds, audit, rebalancedTotal, started, accounts, communities, clients, window, phase);
-    Files.createDirectories(out);
-    Files.writeString(out.resolve("community-shift.md"), md, StandardCharsets.UTF_8);
-    Files.writeString(out.resolve("community-shift.csv"), csv(seconds), StandardCharsets.UTF_8);
+    String md = report(seconds, audit, rebalancedTotal, started, load.accounts(), communities, load.clients(),
+        load.window(), phase);
+    Files.createDirectories(load.out());
+    Files.writeString(load.out().resolve("community-shift.md"), md, StandardCharsets.UTF_8);
+    Files.writeString(load.out().resolve("community-shift.csv"), csv(seconds), StandardCharsets.UTF_8);
     System.out.print(md.substring(0, md.indexOf("## Per second")));
     System.exit(0);
   }

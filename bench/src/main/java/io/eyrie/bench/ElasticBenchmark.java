@@ -16,7 +16,6 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.oracle.OracleStateMachine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,14 +61,11 @@ public final class ElasticBenchmark {
    */
   public static void main(String[] args) throws Exception {
     BenchArgs o = BenchArgs.parse(args);
-    int clients = o.integer("clients", 8);
-    int window = o.integer("window", 16);
+    BankLoad load = BankLoad.of(o, 400);
     int before = o.integer("before", 40);
     int after = o.integer("after", 60);
-    int accounts = o.integer("accounts", 400);
     int communities = o.integer("communities", 16);
-    Path out = o.path("out", "bench/results/issue16");
-    int[][] members = CommunityShiftBenchmark.members(accounts, id -> id % communities);
+    int[][] members = CommunityShiftBenchmark.members(load.accounts(), id -> id % communities);
 
     List<Second> seconds = new ArrayList<>();
     Instant started = Instant.now();
@@ -77,27 +73,27 @@ public final class ElasticBenchmark {
     AuditReport audit;
     long total;
     try (BankBenchCluster bank = BankBenchCluster.start(3,
-            () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH), clients, Client.Mode.DSSMR);
+            () -> new OracleStateMachine(OracleStateMachine.Placement.GRAPH), load.clients(), Client.Mode.DSSMR);
         MulticastClient admin = bank.cluster.newClient()) {
       EmbeddedCluster cluster = bank.cluster;
       List<Client> cs = bank.clients;
       Client mover = bank.mover;
       TreeSet<ObjId> all = new TreeSet<>();
-      for (int i = 0; i < accounts; i++) {
+      for (int i = 0; i < load.accounts(); i++) {
         all.add(ObjId.valueOf(i));
       }
-      bank.createAccounts(accounts, 1_000_000L);
+      bank.createAccounts(load.accounts(), 1_000_000L);
       System.out.printf(Locale.ROOT, "elastic: %d accounts, %d communities, %d clients x %d; add p3 at %d s,"
-          + " drain p0 %d s later%n", accounts, communities, clients, window, before, after);
+          + " drain p0 %d s later%n", load.accounts(), communities, load.clients(), load.window(), before, after);
 
       Rebalancer rebalancer = Rebalancer.start(mover, Duration.ofSeconds(1), 64);
-      TransferLoop loop = new TransferLoop(cs, accounts, a -> members[a % communities]);
+      TransferLoop loop = new TransferLoop(cs, load.accounts(), a -> members[a % communities]);
 
       ClientStats prev = CommunityShiftBenchmark.total(cs);
       long prevDone = 0;
       long prevErrors = 0;
       long t0 = System.nanoTime();
-      loop.start(clients * window);
+      loop.start(load.outstanding());
       CompletableFuture<Void> adding = null;
       CompletableFuture<PartitionTable> draining = null;
       long addStart = 0;
@@ -167,10 +163,10 @@ public final class ElasticBenchmark {
         events.append("- first failure: ").append(loop.firstError.get()).append('\n');
       }
     }
-    String md = report(seconds, events.toString(), audit, total == accounts * 1_000_000L, started, accounts,
-        communities, clients, window, before, after);
-    Files.createDirectories(out);
-    Files.writeString(out.resolve("elastic.md"), md, StandardCharsets.UTF_8);
+    String md = report(seconds, events.toString(), audit, total == load.accounts() * 1_000_000L, started,
+        load.accounts(), communities, load.clients(), load.window(), before, after);
+    Files.createDirectories(load.out());
+    Files.writeString(load.out().resolve("elastic.md"), md, StandardCharsets.UTF_8);
     System.out.print(md.substring(0, md.indexOf("## Per second")));
     System.exit(0);
   }

@@ -35,15 +35,11 @@ public enum Workload {
    */
   public record Op(Kind kind, long user, long other, Post post) {}
 
-  private final double timeline;
-  private final double post;
-  /** The share of follows; unfollows have the same share. */
-  private final double follow;
+  /** The share of each kind, in the order of {@link Kind}; unfollows have the share of follows. */
+  private final double[] shares;
 
   Workload(double timeline, double post, double follow) {
-    this.timeline = timeline;
-    this.post = post;
-    this.follow = follow;
+    this.shares = new double[] {timeline, post, follow, 1.0 - timeline - post - follow};
   }
 
   /**
@@ -53,26 +49,19 @@ public enum Workload {
    * @return the kind
    */
   Kind pick(double u) {
-    if (u < timeline) {
-      return Kind.TIMELINE;
-    }
-    if (u < timeline + post) {
-      return Kind.POST;
-    }
-    if (u < timeline + post + follow) {
-      return Kind.FOLLOW;
+    double below = 0;
+    for (Kind k : Kind.values()) {
+      below += shares[k.ordinal()];
+      if (u < below) {
+        return k;
+      }
     }
     return Kind.UNFOLLOW;
   }
 
   /** Returns the share of a kind in this mix. */
   double share(Kind k) {
-    return switch (k) {
-      case TIMELINE -> timeline;
-      case POST -> post;
-      case FOLLOW -> follow;
-      case UNFOLLOW -> 1.0 - timeline - post - follow;
-    };
+    return shares[k.ordinal()];
   }
 
   String label() {

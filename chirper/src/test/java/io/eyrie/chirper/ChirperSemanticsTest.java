@@ -99,9 +99,7 @@ class ChirperSemanticsTest {
 
   @Test
   void postsNameTheFollowersTheClientLearnedAndStayCorrectWhenTheyChange() throws Exception {
-    try (EmbeddedCluster c = cluster();
-         ChirperClient a = dssmr(c);
-         ChirperClient b = dssmr(c)) {
+    withTwoClients((c, a, b) -> {
       for (long u = 0; u < 4; u++) {
         // One community, bulk-loaded in different partitions: commands gather them in its home.
         seed(a, u, 0, (int) u % 3, new long[0], new long[0]);
@@ -131,7 +129,7 @@ class ChirperSemanticsTest {
       assertEquals(null, a.knownFollowers(0));
       assertEquals(2, get(a.post(new Post(id++, 0, 4, "fourth"))).value());
       assertEquals(java.util.Set.of(1L, 3L), a.knownFollowers(0));
-    }
+    });
   }
 
   @Test
@@ -161,9 +159,7 @@ class ChirperSemanticsTest {
   @Test
   @Timeout(120)
   void multiPartitionCommandsGatherUsersInTheirCommunityHome() throws Exception {
-    try (EmbeddedCluster c = cluster();
-         ChirperClient a = dssmr(c);
-         ChirperClient b = dssmr(c)) {
+    withTwoClients((c, a, b) -> {
       java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
       // Community 1's home is partition 1. Users 10 and 11 start in partition 0, 12 in
       // partition 2: the paper's rule (where most of them are) would gather a post of 10 in partition 0.
@@ -191,15 +187,13 @@ class ChirperSemanticsTest {
       }
       assertEquals(List.of(100L), ids(get(b.timeline(11))));
       assertEquals(List.of(100L), ids(get(b.timeline(12))));
-    }
+    });
   }
 
   @Test
   @Timeout(120)
   void commandsAcrossCommunityHomesRunWhereTheUsersAreAndMoveNobody() throws Exception {
-    try (EmbeddedCluster c = cluster();
-         ChirperClient a = dssmr(c);
-         ChirperClient b = dssmr(c)) {
+    withTwoClients((c, a, b) -> {
       java.util.List<io.eyrie.multicast.GroupId> parts = c.cluster().partitions();
       // Three users in the homes of communities 0, 1 and 2 (partitions 0, 1 and 2), and 23,
       // of community 1, bulk-loaded away from home in partition 0.
@@ -233,7 +227,7 @@ class ChirperSemanticsTest {
       get(b.timeline(23));
       assertEquals(parts.get(1), b.proxy().cachedLocation(io.eyrie.core.ObjId.valueOf(23)), "23 is home");
       assertEquals(List.of(201L, 200L), ids(get(b.timeline(23))), "the follow brought 21's post");
-    }
+    });
   }
 
   /** An oracle replica as a node would create it (it needs its cluster and codec to snapshot). */
@@ -261,6 +255,19 @@ class ChirperSemanticsTest {
     assertEquals(3, r.communityOf(6));
     assertEquals(null, r.communityOf(7));
     assertTrue(java.util.Arrays.equals(o.snapshot(), r.snapshot()));
+  }
+
+  /** A case with a fresh cluster and two DS-SMR clients a and b. */
+  private interface TwoClients {
+    void run(EmbeddedCluster c, ChirperClient a, ChirperClient b) throws Exception;
+  }
+
+  private static void withTwoClients(TwoClients test) throws Exception {
+    try (EmbeddedCluster c = cluster();
+         ChirperClient a = dssmr(c);
+         ChirperClient b = dssmr(c)) {
+      test.run(c, a, b);
+    }
   }
 
   private static void seed(ChirperClient a, long u, int community, int slot, long[] followers, long[] followees)

@@ -1,5 +1,6 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.INITIAL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(240)
 class BankGraphPlacementTest {
   static final int ACCOUNTS = 24;
-  static final long INITIAL = 1000;
   static final int TRANSFERS = 240;
 
   @Test

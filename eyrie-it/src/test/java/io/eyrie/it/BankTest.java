@@ -1,5 +1,6 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.INITIAL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,9 +12,7 @@ import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.examples.bank.BankOps;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class BankTest {
   static final int ACCOUNTS = 24;
-  static final long INITIAL = 1000;
 
   @ParameterizedTest
   @EnumSource(Client.Mode.class)
@@ -39,23 +37,16 @@ class BankTest {
       TreeSet<ObjId> all = DssmrFixture.createAccounts(c, mode, ACCOUNTS, INITIAL);
       List<Throwable> errors = new CopyOnWriteArrayList<>();
       List<ClientStats> stats = new CopyOnWriteArrayList<>();
-      List<Thread> threads = new ArrayList<>();
-      for (int w = 0; w < 4; w++) {
-        final int wi = w;
-        threads.add(new Thread(() -> {
-          Random rnd = new Random(seed + wi);
-          // Two writers fall back after one retry: forces S-SMR executions next to moves.
-          try (Client cl = DssmrFixture.client(c, mode, wi < 2 ? 1 : 3)) {
-            for (int n = 0; n < 40; n++) {
-              Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 80)).get(120, TimeUnit.SECONDS);
-              DssmrFixture.assertTransferRan(r);
-            }
-            stats.add(cl.stats());
-          } catch (Throwable e) {
-            errors.add(e);
+      List<Thread> threads = DssmrFixture.writers(4, seed, errors, (wi, rnd) -> {
+        // Two writers fall back after one retry: forces S-SMR executions next to moves.
+        try (Client cl = DssmrFixture.client(c, mode, wi < 2 ? 1 : 3)) {
+          for (int n = 0; n < 40; n++) {
+            Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 80)).get(120, TimeUnit.SECONDS);
+            DssmrFixture.assertTransferRan(r);
           }
-        }));
-      }
+          stats.add(cl.stats());
+        }
+      });
       for (int rd = 0; rd < 2; rd++) {
         threads.add(new Thread(() -> {
           try (Client cl = DssmrFixture.client(c, mode, 3)) {

@@ -12,9 +12,7 @@ import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.examples.bank.BankOps;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -60,28 +58,21 @@ class DssmrFaultTest {
       TreeSet<ObjId> all = DssmrFixture.createAccounts(c, Client.Mode.DSSMR, ACCOUNTS, 100L);
       AtomicInteger done = new AtomicInteger();
       List<Throwable> errors = new CopyOnWriteArrayList<>();
-      List<Thread> threads = new ArrayList<>();
-      for (int w = 0; w < 3; w++) {
-        final int wi = w;
-        threads.add(new Thread(() -> {
-          Random rnd = new Random(seed + wi);
-          try (Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
-            for (int n = 0; n < 60; n++) {
-              Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 30)).handle((rep, err) -> {
-                    if (err != null) {
-                      System.out.println("transfer failed: " + err + "\n" + c.describe());
-                      throw new java.util.concurrent.CompletionException(err);
-                    }
-                    return rep;
-                  }).get(120, TimeUnit.SECONDS);
-              DssmrFixture.assertTransferRan(r);
-              done.incrementAndGet();
-            }
-          } catch (Throwable e) {
-            errors.add(e);
+      List<Thread> threads = DssmrFixture.writers(3, seed, errors, (wi, rnd) -> {
+        try (Client cl = DssmrFixture.client(c, Client.Mode.DSSMR, 3)) {
+          for (int n = 0; n < 60; n++) {
+            Reply r = cl.sendAccess(DssmrFixture.randomTransfer(rnd, ACCOUNTS, 30)).handle((rep, err) -> {
+                  if (err != null) {
+                    System.out.println("transfer failed: " + err + "\n" + c.describe());
+                    throw new java.util.concurrent.CompletionException(err);
+                  }
+                  return rep;
+                }).get(120, TimeUnit.SECONDS);
+            DssmrFixture.assertTransferRan(r);
+            done.incrementAndGet();
           }
-        }));
-      }
+        }
+      });
       threads.forEach(Thread::start);
       io.eyrie.multicast.testing.Waits.until(Duration.ofSeconds(120), () -> done.get() > 30, () -> "progress");
       int oracleLeader = c.leaderOf(GroupId.valueOf("oracle"));

@@ -13,6 +13,8 @@ import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.oracle.OracleStateMachine;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -22,6 +24,8 @@ import java.util.function.Supplier;
 
 /** Starts embedded DS-SMR bank clusters for tests. */
 final class DssmrFixture {
+  /** An account's opening balance in the bank tests. */
+  static final long INITIAL = 1000;
   static final GroupId ORACLE = GroupId.valueOf("oracle");
   static final GroupId P0 = GroupId.valueOf("p0");
   static final GroupId P1 = GroupId.valueOf("p1");
@@ -120,5 +124,36 @@ final class DssmrFixture {
   /** Asserts that a transfer ran: it moved the money or found the balance insufficient. */
   static void assertTransferRan(Reply r) {
     assertTrue(r.isOk() && ("ok".equals(r.value()) || "insufficient".equals(r.value())), "transfer: " + r);
+  }
+
+  /** What one load thread of {@link #writers} does. */
+  interface Writer {
+    /**
+     * Runs the writer.
+     *
+     * @param index the writer's number, from 0
+     * @param rnd its random source, seeded with the run's seed plus its number
+     * @throws Throwable any failure, which the thread records
+     */
+    void run(int index, Random rnd) throws Throwable;
+  }
+
+  /**
+   * Threads, not yet started, for {@code count} writers; each adds what it throws to
+   * {@code errors}.
+   */
+  static List<Thread> writers(int count, long seed, List<Throwable> errors, Writer writer) {
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < count; w++) {
+      final int wi = w;
+      threads.add(new Thread(() -> {
+        try {
+          writer.run(wi, new Random(seed + wi));
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }));
+    }
+    return threads;
   }
 }

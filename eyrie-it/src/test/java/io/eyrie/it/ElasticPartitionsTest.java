@@ -1,5 +1,6 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.INITIAL;
 import static io.eyrie.it.DssmrFixture.P0;
 import static io.eyrie.it.DssmrFixture.P1;
 import static io.eyrie.it.DssmrFixture.P2;
@@ -38,7 +39,6 @@ import org.junit.jupiter.api.Timeout;
 class ElasticPartitionsTest {
   static final int FIRST = 24;
   static final int MORE = 12;
-  static final long INITIAL = 1000;
 
   @Test
   void addAPartitionUnderLoadThenDrainAnother() throws Exception {

@@ -93,15 +93,11 @@ class OracleHookFailureTest {
   }
 
   @AfterAll
-  static void stop() {
-    if (ssmr != null) {
-      ssmr.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
+  static void stop() throws Exception {
+    for (AutoCloseable r : new AutoCloseable[] {ssmr, client, cluster}) {
+      if (r != null) {
+        r.close();
+      }
     }
   }
 

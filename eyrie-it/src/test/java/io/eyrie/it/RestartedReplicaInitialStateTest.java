@@ -1,5 +1,6 @@
 package io.eyrie.it;
 
+import static io.eyrie.it.DssmrFixture.INITIAL;
 import static io.eyrie.it.DssmrFixture.ORACLE;
 import static io.eyrie.it.DssmrFixture.P0;
 import static io.eyrie.it.DssmrFixture.P1;
@@ -40,7 +41,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class RestartedReplicaInitialStateTest {
-  static final long INITIAL = 1000;
 
   static EmbeddedCluster cluster() {
     // snapshotOnStop off: a node closed by kill() restarts as a killed one does, replaying its

@@ -74,6 +74,26 @@ final class NodeRequestHandler implements RequestHandler {
   }
 
   /** The FORBIDDEN answer if the peer (null without TLS) may not send the decoded request, else null. */
+  /**
+   * Decodes what a request carries and checks that the peer may send it.
+   *
+   * @param peer the connection's identity
+   * @param bytes the payload or query
+   * @param part what the bytes are, for the error
+   * @param verb what the request does, for the error
+   * @return null if the request may go on, else the reply that refuses it: BAD_REQUEST for bytes
+   *     that do not decode, FORBIDDEN for what the identity may not send
+   */
+  private Wire.ClientReply refusal(Identity peer, byte[] bytes, String part, String verb) {
+    Object decoded;
+    try {
+      decoded = codec.decode(bytes);
+    } catch (IllegalArgumentException e) {
+      return error(Status.BAD_REQUEST, "malformed " + part + ": " + e.getMessage(), 0);
+    }
+    return forbidden(peer, decoded, verb);
+  }
+
   private Wire.ClientReply forbidden(Identity peer, Object decoded, String verb) {
     if (peer == null) {
       return null;
@@ -113,13 +133,7 @@ final class NodeRequestHandler implements RequestHandler {
     }
     // Every replica decodes the payload when it applies the message; bytes that cannot decode
     // (hostile declared sizes included) are refused here, before they reach any log.
-    Object decoded;
-    try {
-      decoded = codec.decode(s.payload());
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed payload: " + e.getMessage(), 0));
-    }
-    Wire.ClientReply refused = forbidden(peer, decoded, "multicast");
+    Wire.ClientReply refused = refusal(peer, s.payload(), "payload", "multicast");
     if (refused != null) {
       return CompletableFuture.completedFuture(refused);
     }
@@ -154,13 +168,7 @@ final class NodeRequestHandler implements RequestHandler {
     if (request.group() == null || !host.cluster().groups().containsKey(request.group()) || request.query() == null) {
       return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "unknown group " + request.group(), 0));
     }
-    Object decoded;
-    try {
-      decoded = codec.decode(request.query());
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed query: " + e.getMessage(), 0));
-    }
-    Wire.ClientReply refused = forbidden(peer, decoded, "query");
+    Wire.ClientReply refused = refusal(peer, request.query(), "query", "query");
     if (refused != null) {
       return CompletableFuture.completedFuture(refused);
     }

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class MulticastFaultTest {
+  /** This test's seed (JUnit makes an instance per test), printed for a replay. */
+  private final long seed = MulticastPropertyTest.seed();
 
   private static EmbeddedCluster cluster() {
     return EmbeddedCluster.newBuilder().nodes(3).partitions(4)
@@ -25,8 +27,11 @@ class MulticastFaultTest {
         .deliverers((g, cl, codec) -> new RecordingDeliverer()).start();
   }
 
-  /** Starts the workload on a thread of its own and returns that thread. */
-  private static Thread runInBackground(MulticastWorkload w) {
+  /**
+   * Starts the workload on a thread of its own, waits until more than {@code 1/part} of it has
+   * completed, and returns that thread.
+   */
+  private static Thread runInBackground(MulticastWorkload w, int part, String progress) {
     Thread run = new Thread(() -> {
       try {
         w.run();
@@ -35,16 +40,15 @@ class MulticastFaultTest {
       }
     });
     run.start();
+    Waits.until(Duration.ofSeconds(60), () -> w.completed.get() > w.total() / part, () -> progress);
     return run;
   }
 
   @Test
   void leaderNodeKilledAndRestartedMidRun() throws Exception {
-    long seed = MulticastPropertyTest.seed();
     try (EmbeddedCluster c = cluster()) {
       MulticastWorkload w = new MulticastWorkload(c, seed, 4, 150, 6);
-      Thread run = runInBackground(w);
-      Waits.until(Duration.ofSeconds(60), () -> w.completed.get() > w.total() / 4, () -> "progress before the kill");
+      Thread run = runInBackground(w, 4, "progress before the kill");
       int victim = c.leaderOf(GroupId.valueOf("p1"));
       assertTrue(victim > 0, "p1 has a leader");
       System.out.println("killing node " + victim + " (leader of p1) after " + w.completed.get() + " completions");
@@ -61,11 +65,9 @@ class MulticastFaultTest {
 
   @Test
   void wholeClusterKilledAndRestartedMidRun() throws Exception {
-    long seed = MulticastPropertyTest.seed();
     try (EmbeddedCluster c = cluster()) {
       MulticastWorkload first = new MulticastWorkload(c, seed, 3, 120, 6);
-      Thread run = runInBackground(first);
-      Waits.until(Duration.ofSeconds(60), () -> first.completed.get() > first.total() / 3, () -> "progress");
+      Thread run = runInBackground(first, 3, "progress");
       System.out.println("killing every node after " + first.completed.get() + " completions");
       c.killAll();
       c.restartAll();

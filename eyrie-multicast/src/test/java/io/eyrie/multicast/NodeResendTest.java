@@ -29,30 +29,25 @@ class NodeResendTest {
   private static final GroupId P2 = GroupId.valueOf("p2");
   private static final long HOLD = -1;
 
-  /** Replies with the payload; at p0, message HOLD is held until the gate opens. */
-  static final class GateDeliverer extends StatelessDeliverer {
-    private final GroupId group;
-    private final CountDownLatch gate;
-    private final AtomicInteger entered;
-
-    GateDeliverer(GroupId group, CountDownLatch gate, AtomicInteger entered) {
-      this.group = group;
-      this.gate = gate;
-      this.entered = entered;
-    }
-
-    @Override
-    public Execution deliver(ExecutionContext ctx) {
-      if (group.equals(P0) && Long.valueOf(HOLD).equals(ctx.payload())) {
-        entered.incrementAndGet();
-        try {
-          gate.await(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+  /**
+   * A deliverer that replies with the payload; at p0, message HOLD is counted in {@code entered}
+   * and held until the gate opens.
+   */
+  static StatelessDeliverer gated(CountDownLatch gate, AtomicInteger entered) {
+    return new StatelessDeliverer() {
+      @Override
+      public Execution deliver(ExecutionContext ctx) {
+        if (ctx.group().equals(P0) && Long.valueOf(HOLD).equals(ctx.payload())) {
+          entered.incrementAndGet();
+          try {
+            gate.await(60, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
         }
+        return Execution.reply(ctx.payload());
       }
-      return Execution.reply(ctx.payload());
-    }
+    };
   }
 
   @Test
@@ -60,7 +55,7 @@ class NodeResendTest {
     CountDownLatch gate = new CountDownLatch(1);
     AtomicInteger entered = new AtomicInteger();
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
-        .deliverers((g, cl, codec) -> new GateDeliverer(g, gate, entered)).start()) {
+        .deliverers((g, cl, codec) -> gated(gate, entered)).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       Node n1 = c.node(1);
       ClusterConfig.NodeInfo info = c.cluster().node(1);
@@ -116,7 +111,7 @@ class NodeResendTest {
     // p0 on nodes 1 and 2, p1 on nodes 2 and 3, p2 on nodes 3 and 1: with node 3 down, p1 and
     // p2 have no quorum.
     try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3).replication(2)
-        .deliverers((g, cl, codec) -> new GateDeliverer(g, new CountDownLatch(0), new AtomicInteger())).start()) {
+        .deliverers((g, cl, codec) -> gated(new CountDownLatch(0), new AtomicInteger())).start()) {
       c.awaitLeaders(Duration.ofSeconds(60));
       c.kill(3);
       Node n1 = c.node(1);

@@ -3,7 +3,6 @@ package io.eyrie.tools;
 import io.eyrie.core.Service;
 import io.eyrie.multicast.NodeOptions;
 import java.io.PrintStream;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -50,9 +49,7 @@ final class NodeCommand implements Command {
 
   @Override
   public Set<String> valued() {
-    Set<String> v = new HashSet<>(NodeLauncher.OPTIONS);
-    v.add("service");
-    return v;
+    return NodeLauncher.options("service");
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.ratis.metrics.MetricRegistries;
@@ -33,6 +34,18 @@ public final class NodeLauncher {
    * {@code --metrics-port P}.
    */
   public static final Set<String> OPTIONS = Set.of("cluster", "id", "data", "metrics-port");
+
+  /**
+   * The valued options of a launcher that takes more than {@link #OPTIONS}.
+   *
+   * @param more its own options
+   * @return {@link #OPTIONS} and {@code more}
+   */
+  public static Set<String> options(String... more) {
+    Set<String> all = new HashSet<>(OPTIONS);
+    all.addAll(List.of(more));
+    return all;
+  }
 
   /**
    * The switches of every node launcher's command line: {@code --insecure} lets a node without

@@ -7,14 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.eyrie.multicast.EchoDeliverers;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,31 +45,6 @@ class NodeHttpLimitsTest {
         .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private static Socket connect(int port, String from) throws IOException {
-    Socket s = new Socket();
-    if (from != null) {
-      s.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
-    }
-    s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-    s.setSoTimeout(10_000);
-    return s;
-  }
-
-  /** True if the peer closes the socket within its read timeout (what it sent is skipped). */
-  private static boolean closedByPeer(Socket s) {
-    try {
-      InputStream in = s.getInputStream();
-      while (in.read() >= 0) {
-        // skip
-      }
-      return true;
-    } catch (SocketTimeoutException e) {
-      return false;
-    } catch (IOException e) {
-      return true;
-    }
-  }
-
   private static double metric(String scrape, String name, String labelPart) {
     Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{([^}]*)\\} (\\S+)$").matcher(scrape);
     while (m.find()) {
@@ -103,7 +74,7 @@ class NodeHttpLimitsTest {
         String[] partial = {"GET /rea", "GET /ready HTTP/1.1\r\nHost: x\r\n",
             "POST /ready HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab", ""};
         for (String p : partial) {
-          Socket s = connect(port, null);
+          Socket s = RawConnection.loopback(port, null);
           slow.add(s);
           OutputStream out = s.getOutputStream();
           out.write(p.getBytes(StandardCharsets.US_ASCII));
@@ -118,7 +89,7 @@ class NodeHttpLimitsTest {
         assertEquals(200, metrics.statusCode());
         // The connections that started a request and stalled are closed after the timeout.
         for (int i = 0; i < 3; i++) {
-          assertTrue(closedByPeer(slow.get(i)), "a stalled request is closed: " + partial[i]);
+          assertTrue(RawConnection.closedByPeer(slow.get(i)), "a stalled request is closed: " + partial[i]);
         }
         String scrape = get(port, "/metrics").body();
         assertTrue(metric(scrape, "eyrie_http_timeouts_total", "node=\"1\"") >= 3, scrape);
@@ -138,11 +109,11 @@ class NodeHttpLimitsTest {
       List<Socket> held = new ArrayList<>();
       try {
         for (int i = 0; i < 3; i++) {
-          held.add(connect(port, null));
+          held.add(RawConnection.loopback(port, null));
         }
         Waits.until(Duration.ofSeconds(10), () -> endpoint.connections() == 3, () -> "three connections open");
-        try (Socket over = connect(port, null)) {
-          assertTrue(closedByPeer(over), "over the cap: closed at accept");
+        try (Socket over = RawConnection.loopback(port, null)) {
+          assertTrue(RawConnection.closedByPeer(over), "over the cap: closed at accept");
         }
         // Keep-alive: a connection that was let in keeps being served.
         Socket s = held.get(0);
@@ -173,18 +144,18 @@ class NodeHttpLimitsTest {
       String before = get(endpoint.port(), "/metrics").body();
       assertEquals(0.0, metric(before, "eyrie_endpoint_frame_timeouts_total", "node=\"1\""));
       assertEquals(0.0, metric(before, "eyrie_endpoint_refused_total", "reason=\"address_cap\""));
-      try (Socket half = connect(clientPort, null)) {
+      try (Socket half = RawConnection.loopback(clientPort, null)) {
         half.getOutputStream().write(new byte[] {0, 0, 0, 100, 1, 2});
         half.getOutputStream().flush();
-        assertTrue(closedByPeer(half), "a half-sent frame is closed");
+        assertTrue(RawConnection.closedByPeer(half), "a half-sent frame is closed");
       }
       List<Socket> many = new ArrayList<>();
       try {
         for (int i = 0; i < 3; i++) {
-          many.add(connect(clientPort, "127.0.0.7"));
+          many.add(RawConnection.loopback(clientPort, "127.0.0.7"));
         }
-        try (Socket over = connect(clientPort, "127.0.0.7")) {
-          assertTrue(closedByPeer(over), "over the address cap: refused");
+        try (Socket over = RawConnection.loopback(clientPort, "127.0.0.7")) {
+          assertTrue(RawConnection.closedByPeer(over), "over the address cap: refused");
         }
         String after = get(endpoint.port(), "/metrics").body();
         assertEquals(1.0, metric(after, "eyrie_endpoint_frame_timeouts_total", "node=\"1\""), after);

@@ -40,12 +40,17 @@ class FirstServiceTest {
         .collect(Collectors.toSet());
   }
 
+  /** Three nodes, two partitions and the oracle, running the service. */
+  private static EmbeddedCluster kvCluster(Service kv) {
+    return EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(kv).start();
+  }
+
   /** An exception after start() must not leave threads that keep the JVM from exiting. */
   @Test
   void embeddedClusterAndClientThreadsAreDaemons() throws Exception {
     Set<Thread> before = nonDaemon();
     Service kv = new KvService().get();
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(kv).start();
+    try (EmbeddedCluster cluster = kvCluster(kv);
         Client client = Client.newBuilder().cluster(cluster.cluster()).service(kv).build()) {
       client.sendCreate(Command.create(ObjId.valueOf(7), "x")).get(30, SECONDS);
       client.sendAccess(Command.access(new KvOps.Get(), ObjId.valueOf(7))).get(30, SECONDS);
@@ -135,7 +140,7 @@ class FirstServiceTest {
   @Test
   void theLocationCacheCanBeCleared() throws Exception {
     Service kv = new KvService().get();
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(kv).start();
+    try (EmbeddedCluster cluster = kvCluster(kv);
         Client client = Client.newBuilder().cluster(cluster.cluster()).service(kv).build()) {
       ObjId k = ObjId.valueOf(11);
       client.sendCreate(Command.create(k, "v")).get(30, SECONDS);
@@ -154,7 +159,7 @@ class FirstServiceTest {
   void aCommandWithoutAnswerFailsAsUnknownWithinItsTotalTimeout() throws Exception {
     Service kv = new KvService().get();
     assertThrows(IllegalArgumentException.class, () -> Client.newBuilder().attemptTimeoutMs(0));
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(kv).start();
+    try (EmbeddedCluster cluster = kvCluster(kv);
         Client client = Client.newBuilder().cluster(cluster.cluster()).service(kv)
             .totalTimeoutMs(1500).attemptTimeoutMs(200).build()) {
       ObjId k = ObjId.valueOf(12);

@@ -5,8 +5,11 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 
 /** A blocking, frame-level connection to a node's client port, for protocol tests. */
 public final class RawConnection implements AutoCloseable {
@@ -36,6 +39,24 @@ public final class RawConnection implements AutoCloseable {
   private static Socket plain(String host, int port) throws IOException {
     Socket s = new Socket();
     s.connect(new InetSocketAddress(host, port), 5000);
+    return s;
+  }
+
+  /**
+   * A plain socket to a port on 127.0.0.1, optionally from a chosen loopback address (for limits per
+   * client address), reading with a 10 s timeout.
+   *
+   * @param port the port
+   * @param from the local address to bind, or null for any
+   * @return the connected socket
+   */
+  public static Socket loopback(int port, String from) throws IOException {
+    Socket s = new Socket();
+    if (from != null) {
+      s.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
+    }
+    s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+    s.setSoTimeout(10_000);
     return s;
   }
 
@@ -75,15 +96,40 @@ public final class RawConnection implements AutoCloseable {
     return codec.decode(b);
   }
 
-  /** Returns true if the peer has closed the connection (reads to end of stream). */
-  public boolean closedByPeer() throws IOException {
+  /**
+   * What a node answers to input it rejects: its reply (after which it should close), or null if
+   * it closed or reset the connection at once.
+   *
+   * @return the reply, or null
+   */
+  public Object receiveOrReset() {
     try {
-      while (true) {
-        if (in.read() < 0) {
-          return true;
-        }
+      return receive();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** Returns true if the peer has closed the connection (reads to end of stream). */
+  public boolean closedByPeer() {
+    return closedByPeer(socket);
+  }
+
+  /**
+   * True if the peer closes the socket within its read timeout (what it sent is skipped); a
+   * reset counts as closed.
+   *
+   * @param s a connected socket
+   * @return whether the peer closed it
+   */
+  public static boolean closedByPeer(Socket s) {
+    try {
+      InputStream in = s.getInputStream();
+      while (in.read() >= 0) {
+        // skip
       }
-    } catch (java.net.SocketTimeoutException e) {
+      return true;
+    } catch (SocketTimeoutException e) {
       return false;
     } catch (IOException e) {
       return true;

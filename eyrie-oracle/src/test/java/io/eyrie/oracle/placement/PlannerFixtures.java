@@ -21,6 +21,9 @@ import java.util.function.IntFunction;
  * uniform traffic. Random graphs print their seed; replay with -Deyrie.seed=N.
  */
 final class PlannerFixtures {
+  /** The planner with the default settings (it keeps no state between plans). */
+  static final PlacementPlanner PLANNER = new PlacementPlanner();
+
   private PlannerFixtures() {}
 
   static long seed(String test) {
@@ -35,6 +38,11 @@ final class PlannerFixtures {
       out.add(GroupId.valueOf("p" + p));
     }
     return out;
+  }
+
+  /** The default planner's plan for the graph from the placement over partitions p0 to p(k-1). */
+  static PlacementPlanner.Plan plan(WorkloadGraph g, Map<ObjId, GroupId> cur, int k) {
+    return PLANNER.plan(g, cur, parts(k));
   }
 
   static ObjId o(long v) {

@@ -2,6 +2,7 @@ package io.eyrie.oracle.placement;
 
 import static io.eyrie.oracle.placement.PlannerFixtures.o;
 import static io.eyrie.oracle.placement.PlannerFixtures.parts;
+import static io.eyrie.oracle.placement.PlannerFixtures.plan;
 import static io.eyrie.oracle.placement.PlannerFixtures.randomPlacement;
 import static io.eyrie.oracle.placement.PlannerFixtures.seed;
 import static io.eyrie.oracle.placement.PlannerFixtures.summary;
@@ -25,8 +26,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class PlannerLocalityTest {
-  final PlacementPlanner planner = new PlacementPlanner();
-
   @Test
   void noLocalityIsNotWorthMoving() {
     Random rnd = new Random(seed("noLocality"));
@@ -37,14 +36,14 @@ class PlannerLocalityTest {
       for (int v = 0; v < n; v++) {
         cur.put(o(v), parts(k).get(v % k));
       }
-      PlacementPlanner.Plan plan = planner.plan(g, cur, parts(k));
+      PlacementPlanner.Plan plan = plan(g, cur, k);
       System.out.println("uniform n=" + n + " k=" + k + " balanced start: " + summary(plan));
       assertFalse(plan.worthMoving(), "reduction " + plan.cutReduction());
       assertEquals(0, plan.moves(), "balanced already: nothing to move for");
       // From all in one partition (what DS-SMR does to the bank today): balance, no locality.
       Map<ObjId, GroupId> one = new HashMap<>();
       cur.keySet().forEach(id -> one.put(id, GroupId.valueOf("p0")));
-      PlacementPlanner.Plan spread = planner.plan(g, one, parts(k));
+      PlacementPlanner.Plan spread = plan(g, one, k);
       System.out.println("uniform n=" + n + " k=" + k + " all-in-one start: " + summary(spread));
       assertFalse(spread.worthMoving(), "reduction " + spread.cutReduction());
       // Objects within 10% (6 each at k=4); accesses within 10%, or within one object's accesses
@@ -73,7 +72,7 @@ class PlannerLocalityTest {
     for (int n : new int[] {1000, 5000}) {
       for (int per : new int[] {3, 20}) {
         WorkloadGraph g = uniform(n, n * per, rnd);
-        PlacementPlanner.Plan plan = planner.plan(g, randomPlacement(n, parts(4), rnd), parts(4));
+        PlacementPlanner.Plan plan = plan(g, randomPlacement(n, parts(4), rnd), 4);
         System.out.println("sparse random n=" + n + " commands/object=" + per + ": " + summary(plan));
         assertFalse(plan.worthMoving(), "reduction " + plan.cutReduction() + " noise " + plan.noiseReduction());
         assertTrue(plan.imbalanceAfter() <= 0.10 + 1e-9, "imbalance " + plan.imbalanceAfter());

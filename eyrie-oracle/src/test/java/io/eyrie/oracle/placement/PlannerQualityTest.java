@@ -2,6 +2,7 @@ package io.eyrie.oracle.placement;
 
 import static io.eyrie.oracle.placement.PlannerFixtures.o;
 import static io.eyrie.oracle.placement.PlannerFixtures.parts;
+import static io.eyrie.oracle.placement.PlannerFixtures.plan;
 import static io.eyrie.oracle.placement.PlannerFixtures.planted;
 import static io.eyrie.oracle.placement.PlannerFixtures.randomPlacement;
 import static io.eyrie.oracle.placement.PlannerFixtures.seed;
@@ -29,15 +30,13 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class PlannerQualityTest {
-  final PlacementPlanner planner = new PlacementPlanner();
-
   @Test
   void cliquesFromARandomPlacementEachEndInOnePartition() {
     Random rnd = new Random(seed("cliquesRandom"));
     for (int k : new int[] {2, 4, 8}) {
       Cliques g = new Cliques(k, 24, 3 * k, rnd);
       Map<ObjId, GroupId> cur = g.randomPlacement(parts(k), rnd);
-      PlacementPlanner.Plan plan = planner.plan(g.graph, cur, parts(k));
+      PlacementPlanner.Plan plan = plan(g.graph, cur, k);
       System.out.println("cliques k=" + k + " from random: " + summary(plan));
       g.assertRecovered(plan, k);
       assertTrue(plan.cutAfter() < plan.cutBefore());
@@ -49,7 +48,7 @@ class PlannerQualityTest {
     Random rnd = new Random(seed("cliquesAllInOne"));
     for (int k : new int[] {2, 4, 6}) {
       Cliques g = new Cliques(k, 20, 2 * k, rnd);
-      PlacementPlanner.Plan plan = planner.plan(g.graph, g.allIn(GroupId.valueOf("p" + (k - 1))), parts(k));
+      PlacementPlanner.Plan plan = plan(g.graph, g.allIn(GroupId.valueOf("p" + (k - 1))), k);
       System.out.println("cliques k=" + k + " from all-in-one: " + summary(plan));
       assertEquals(0.0, plan.cutBefore());
       g.assertRecovered(plan, k);
@@ -62,7 +61,7 @@ class PlannerQualityTest {
   void twoCliquesPerPartition() {
     Random rnd = new Random(seed("twoPerPartition"));
     Cliques g = new Cliques(8, 16, 10, rnd);
-    PlacementPlanner.Plan plan = planner.plan(g.graph, g.randomPlacement(parts(4), rnd), parts(4));
+    PlacementPlanner.Plan plan = plan(g.graph, g.randomPlacement(parts(4), rnd), 4);
     System.out.println("8 cliques on 4 partitions: " + summary(plan));
     for (List<ObjId> m : g.members) {
       Set<GroupId> where = new HashSet<>();
@@ -81,7 +80,7 @@ class PlannerQualityTest {
       int[] group = new int[n];
       double[] planted = new double[1];
       WorkloadGraph g = planted(n, k, 8, 1, rnd, group, planted);
-      PlacementPlanner.Plan plan = planner.plan(g, randomPlacement(n, parts(k), rnd), parts(k));
+      PlacementPlanner.Plan plan = plan(g, randomPlacement(n, parts(k), rnd), k);
       System.out.println("planted k=" + k + " planted cut=" + planted[0] + ": " + summary(plan));
       assertTrue(plan.cutAfter() <= 1.5 * planted[0], "cut " + plan.cutAfter() + " vs planted " + planted[0]);
       assertTrue(plan.imbalanceAfter() <= 0.10 + 1e-9, "imbalance " + plan.imbalanceAfter());
@@ -100,7 +99,7 @@ class PlannerQualityTest {
         g.record(List.of(o(v)), 1 + rnd.nextInt(10)); // accesses without partners
       }
     }
-    PlacementPlanner.Plan plan = planner.plan(g, cur, parts(4));
+    PlacementPlanner.Plan plan = plan(g, cur, 4);
     System.out.println("spread: " + summary(plan));
     Map<GroupId, Integer> count = new TreeMap<>();
     Map<GroupId, Double> weight = new TreeMap<>();
@@ -124,7 +123,7 @@ class PlannerQualityTest {
     Random rnd = new Random(seed("drain"));
     Cliques g = new Cliques(3, 20, 4, rnd);
     Map<ObjId, GroupId> cur = g.randomPlacement(parts(4), rnd); // p3 is being removed
-    PlacementPlanner.Plan plan = planner.plan(g.graph, cur, parts(3));
+    PlacementPlanner.Plan plan = plan(g.graph, cur, 3);
     assertFalse(plan.placement().containsValue(GroupId.valueOf("p3")));
     g.assertRecovered(plan, 3);
   }
@@ -144,7 +143,7 @@ class PlannerQualityTest {
     long heapAfter = rt.totalMemory() - rt.freeMemory();
     Map<ObjId, GroupId> cur = randomPlacement(n, parts(k), rnd);
     long t0 = System.nanoTime();
-    PlacementPlanner.Plan plan = planner.plan(g, cur, parts(k));
+    PlacementPlanner.Plan plan = plan(g, cur, k);
     long ms = (System.nanoTime() - t0) / 1_000_000;
     System.out.printf("large: %d vertices, %d edges; plan in %d ms; %s; planted cut %.0f%n",
         g.vertexCount(), g.edgeCount(), ms, summary(plan), planted[0]);

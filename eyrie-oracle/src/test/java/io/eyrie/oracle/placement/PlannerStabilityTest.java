@@ -2,6 +2,7 @@ package io.eyrie.oracle.placement;
 
 import static io.eyrie.oracle.placement.PlannerFixtures.o;
 import static io.eyrie.oracle.placement.PlannerFixtures.parts;
+import static io.eyrie.oracle.placement.PlannerFixtures.plan;
 import static io.eyrie.oracle.placement.PlannerFixtures.planted;
 import static io.eyrie.oracle.placement.PlannerFixtures.randomPlacement;
 import static io.eyrie.oracle.placement.PlannerFixtures.seed;
@@ -29,15 +30,13 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class PlannerStabilityTest {
-  final PlacementPlanner planner = new PlacementPlanner();
-
   @Test
   void atTheOptimumNothingMoves() {
     Random rnd = new Random(seed("optimum"));
     Cliques g = new Cliques(4, 20, 6, rnd);
     // Any naming: it is already optimal.
     Map<ObjId, GroupId> cur = g.placedBy(c -> GroupId.valueOf("p" + ((c + 1) % 4)));
-    PlacementPlanner.Plan plan = planner.plan(g.graph, cur, parts(4));
+    PlacementPlanner.Plan plan = plan(g.graph, cur, 4);
     System.out.println("optimum: " + summary(plan));
     assertEquals(0, plan.moves());
     assertEquals(new TreeMap<>(cur), plan.placement());
@@ -54,7 +53,7 @@ class PlannerStabilityTest {
     // One light edge between clique 0 (p0) and clique 2 (p1): a cut of 0.1 that only swapping
     // clique 1 and clique 2 (40 moves) would win back.
     g.graph.record(List.of(g.members.get(0).get(0), g.members.get(2).get(0)), 0.1);
-    PlacementPlanner.Plan stray = planner.plan(g.graph, cur, parts(2));
+    PlacementPlanner.Plan stray = plan(g.graph, cur, 2);
     System.out.println("stray light edge: " + summary(stray));
     assertEquals(0, stray.moves(), "a balanced placement is not reshuffled for a stray light edge");
     assertEquals(new TreeMap<>(cur), stray.placement());
@@ -64,7 +63,7 @@ class PlannerStabilityTest {
     cur.put(lost, GroupId.valueOf("p1"));
     ObjId other = g.members.get(2).get(5);
     cur.put(other, GroupId.valueOf("p0")); // keeps the counts balanced
-    PlacementPlanner.Plan misplaced = planner.plan(g.graph, cur, parts(2));
+    PlacementPlanner.Plan misplaced = plan(g.graph, cur, 2);
     System.out.println("misplaced pair: " + summary(misplaced));
     assertTrue(misplaced.moves() > 0, "a gain of a whole object's edges is worth moving for");
     assertEquals(0.0, misplaced.cutAfter(), 1e-9, "every clique whole again");
@@ -84,7 +83,7 @@ class PlannerStabilityTest {
     }
     // Random traffic makes one group's accesses exceed the average by more than 10% now and then,
     // which would make "a group in one partition" infeasible; this test is about decay, not balance.
-    PlacementPlanner planner = new PlacementPlanner(0.25, PlacementPlanner.DEFAULT_MIN_CUT_REDUCTION, 1e-3);
+    PlacementPlanner loose = new PlacementPlanner(0.25, PlacementPlanner.DEFAULT_MIN_CUT_REDUCTION, 1e-3);
     for (int i = 0; i < 20_000; i++) {
       int v = rnd.nextInt(n);
       int u = rnd.nextInt(n);
@@ -96,7 +95,7 @@ class PlannerStabilityTest {
     for (int v = 0; v < n; v++) {
       old.put(o(v), parts(k).get(oldGroup[v]));
     }
-    assertEquals(0, planner.plan(g, old, parts(k)).moves(), "the old structure is in place");
+    assertEquals(0, loose.plan(g, old, parts(k)).moves(), "the old structure is in place");
     for (int round = 0; round < 40; round++) {
       g.decay(0.8);
       for (int i = 0; i < 500; i++) {
@@ -107,7 +106,7 @@ class PlannerStabilityTest {
         }
       }
     }
-    PlacementPlanner.Plan plan = planner.plan(g, old, parts(k));
+    PlacementPlanner.Plan plan = loose.plan(g, old, parts(k));
     System.out.println("decay: " + summary(plan));
     assertTrue(plan.worthMoving());
     // Every new group is together, in its own partition.
@@ -134,11 +133,11 @@ class PlannerStabilityTest {
       int[] group = new int[3000];
       WorkloadGraph g = planted(3000, 4, 6, 2, rnd, group, new double[1]);
       Map<ObjId, GroupId> cur = randomPlacement(3000, parts(4), rnd);
-      plans[run] = planner.plan(g, cur, parts(4));
+      plans[run] = plan(g, cur, 4);
       first = g;
       firstCur = cur;
     }
-    plans[2] = planner.plan(first, new TreeMap<>(firstCur), parts(4));
+    plans[2] = plan(first, new TreeMap<>(firstCur), 4);
     assertEquals(plans[0], plans[1]);
     assertEquals(plans[1], plans[2]);
   }

@@ -7,7 +7,6 @@ import io.eyrie.tools.CommandLine;
 import io.eyrie.tools.NodeLauncher;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -71,9 +70,7 @@ final class NodeCommand implements io.eyrie.tools.Command {
 
   @Override
   public Set<String> valued() {
-    Set<String> v = new HashSet<>(NodeLauncher.OPTIONS);
-    v.addAll(Set.of("service", "unsafe-reads", "snapshot-threshold"));
-    return v;
+    return NodeLauncher.options("service", "unsafe-reads", "snapshot-threshold");
   }
 
   @Override

@@ -29,6 +29,19 @@ class JepsenNodeTest {
   }
 
   /** Creates the kv tests' anchor key, 1,000,000 (value 0), the partner of their keyed ops, and returns it. */
+  /** A kv case: a client, the key 1 and an anchor key (created) to gather it with. */
+  private interface KvCase {
+    void run(Client cl, ObjId k, ObjId anchor) throws Exception;
+  }
+
+  /** Runs a kv case on a fresh cluster of the kv service. */
+  private static void onKv(KvCase test) throws Exception {
+    try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
+        Client cl = client(c)) {
+      test.run(cl, ObjId.valueOf(1), createAnchor(cl));
+    }
+  }
+
   private static ObjId createAnchor(Client cl) throws Exception {
     ObjId anchor = ObjId.valueOf(1_000_000);
     assertTrue(cl.sendCreate(Command.create(anchor, 0L)).get(60, TimeUnit.SECONDS).isOk());
@@ -61,10 +74,7 @@ class JepsenNodeTest {
   @Test
   @Timeout(180)
   void kvCreateDeleteAndAccessAnswers() throws Exception {
-    try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = client(c)) {
-      ObjId k = ObjId.valueOf(1);
-      ObjId anchor = createAnchor(cl);
+    onKv((cl, k, anchor) -> {
       // an access to an absent key answers nok before reaching the service
       assertFalse(cl.sendAccess(Command.access(new JepsenNode.Read(), k)).get(60, TimeUnit.SECONDS).isOk());
       assertFalse(cl.sendAccess(Command.access(new JepsenNode.Write(1), k)).get(60, TimeUnit.SECONDS).isOk());
@@ -85,16 +95,13 @@ class JepsenNodeTest {
       assertTrue(cl.sendCreate(Command.create(k, 3L)).get(60, TimeUnit.SECONDS).isOk(), "re-created after the delete");
       assertEquals(3L, call(cl, Command.access(new JepsenNode.Read(), k), false));
       assertEquals(0L, call(cl, Command.access(new JepsenNode.Read(), anchor), false));
-    }
+    });
   }
 
   @Test
   @Timeout(180)
   void kvFailingCreateIsRefusedAndThrowingWriteIsUndone() throws Exception {
-    try (EmbeddedCluster c = cluster(JepsenNode.KvServer::new);
-        Client cl = client(c)) {
-      ObjId k = ObjId.valueOf(1);
-      ObjId anchor = createAnchor(cl);
+    onKv((cl, k, anchor) -> {
       // createObject throws: REFUSED, and the key stays free
       Reply refused = cl.sendCreate(Command.create(k, new JepsenNode.FailingCreate(103))).get(60, TimeUnit.SECONDS);
       assertEquals(Reply.Status.REFUSED, refused.status(), refused::toString);
@@ -118,7 +125,7 @@ class JepsenNodeTest {
       // a failing create of an existing key changes nothing either
       assertFalse(cl.sendCreate(Command.create(k, new JepsenNode.FailingCreate(107))).get(60, TimeUnit.SECONDS).isOk());
       assertEquals(4L, call(cl, Command.access(new JepsenNode.Read(), k), false));
-    }
+    });
   }
 
   @Test

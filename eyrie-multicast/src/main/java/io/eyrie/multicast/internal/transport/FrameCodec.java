@@ -12,6 +12,7 @@ import io.netty.handler.codec.MessageToMessageCodec;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * Converts between one frame's bytes (the length prefix already removed) and the Kryo object
@@ -60,13 +61,11 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
    * node holding the connection back) does not count. Event loop only.
    */
   public static final class FrameDecoder extends LengthFieldBasedFrameDecoder {
-    private final long idleNanos;
-    private long lastRead = System.nanoTime();
-    private ScheduledFuture<?> check;
+    private final IdleTimer idle;
 
     FrameDecoder(int maxFrameBytes, long idleTimeoutMs) {
       super(maxFrameBytes, 0, 4, 0, 4);
-      this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
+      this.idle = new IdleTimer(idleTimeoutMs, "frame", this::actualReadableBytes);
     }
 
     /** True if some bytes of a frame that is not complete yet have arrived. */
@@ -76,14 +75,72 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
 
     /** Tells the decoder that reading resumed after a pause: the idle time starts again now. */
     public void readingResumed() {
-      lastRead = System.nanoTime();
+      idle.read();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+      idle.onRead(ctx, () -> super.channelRead(ctx, msg));
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+      idle.cancel();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+      idle.cancel();
+      super.channelInactive(ctx);
+    }
+  }
+
+  /**
+   * The idle timeout of a handler that can hold part of a unit (a frame for {@link FrameDecoder},
+   * a TLS record for {@link IdleBoundedSslHandler}): when a started unit gets no byte for the
+   * timeout while the channel is being read, it raises {@link FrameIdleException} down the
+   * pipeline. Time during which the channel's auto-read is off (the node holding the connection
+   * back) does not count. Event loop only.
+   */
+  static final class IdleTimer {
+    private final long idleNanos;
+    private final String unit;
+    private final IntSupplier partialBytes;
+    private long lastRead = System.nanoTime();
+    private ScheduledFuture<?> check;
+
+    /**
+     * A timer.
+     *
+     * @param idleTimeoutMs the timeout; 0 for none
+     * @param unit what the handler holds part of, for the message
+     * @param partialBytes how many bytes of a started unit the handler holds (0: none, or none
+     *     that counts)
+     */
+    IdleTimer(long idleTimeoutMs, String unit, IntSupplier partialBytes) {
+      this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
+      this.unit = unit;
+      this.partialBytes = partialBytes;
+    }
+
+    /** Reading resumed after a pause: the idle time starts again now. */
+    void read() {
       lastRead = System.nanoTime();
-      super.channelRead(ctx, msg);
-      if (idleNanos > 0 && check == null && holdsPartialFrame() && ctx.channel().isActive()) {
+    }
+
+    /** What a handler does with a read: decodes it. */
+    interface Decode {
+      void run() throws Exception;
+    }
+
+    /**
+     * A read: the idle time starts again, the handler decodes it, and the timer starts if part of a
+     * unit is left.
+     */
+    void onRead(ChannelHandlerContext ctx, Decode decode) throws Exception {
+      read();
+      decode.run();
+      if (idleNanos > 0 && check == null && partialBytes.getAsInt() > 0 && ctx.channel().isActive()) {
         schedule(ctx, idleNanos);
       }
     }
@@ -94,8 +151,9 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
 
     private void check(ChannelHandlerContext ctx) {
       check = null;
-      if (!ctx.channel().isActive() || ctx.isRemoved() || !holdsPartialFrame()) {
-        return; // the next read that leaves part of a frame schedules again
+      int held = partialBytes.getAsInt();
+      if (!ctx.channel().isActive() || ctx.isRemoved() || held == 0) {
+        return; // the next read that leaves part of a unit schedules again
       }
       long now = System.nanoTime();
       if (!ctx.channel().config().isAutoRead()) {
@@ -108,22 +166,12 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
         schedule(ctx, idleNanos - idle);
         return;
       }
-      ctx.fireExceptionCaught(new FrameIdleException("no byte of a started frame ("
-          + actualReadableBytes() + " bytes received) for " + TimeUnit.NANOSECONDS.toMillis(idleNanos) + " ms"));
+      ctx.fireExceptionCaught(new FrameIdleException("no byte of a started " + unit + " (" + held
+          + " bytes received) for " + TimeUnit.NANOSECONDS.toMillis(idleNanos) + " ms"));
     }
 
-    @Override
-    protected void handlerRemoved0(ChannelHandlerContext ctx) {
-      cancel();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-      cancel();
-      super.channelInactive(ctx);
-    }
-
-    private void cancel() {
+    /** Stops the timer (the handler is removed or the channel closed). */
+    void cancel() {
       if (check != null) {
         check.cancel(false);
         check = null;

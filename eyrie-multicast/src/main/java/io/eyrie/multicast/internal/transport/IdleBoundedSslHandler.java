@@ -2,8 +2,6 @@ package io.eyrie.multicast.internal.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandler;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
 
 /**
@@ -17,70 +15,29 @@ import javax.net.ssl.SSLEngine;
  * by the handshake timeout. Event loop only.
  */
 final class IdleBoundedSslHandler extends SslHandler {
-  private final long idleNanos;
-  private long lastRead = System.nanoTime();
-  private ScheduledFuture<?> check;
+  private final FrameCodec.IdleTimer idle;
 
   IdleBoundedSslHandler(SSLEngine engine, long idleTimeoutMs) {
     super(engine);
-    this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
-  }
-
-  /** True if some bytes of a TLS record that is not complete yet have arrived. */
-  boolean holdsPartialRecord() {
-    return actualReadableBytes() > 0;
+    // Part of a record counts only after the handshake, which its own timeout bounds.
+    this.idle = new FrameCodec.IdleTimer(idleTimeoutMs, "TLS record",
+        () -> handshakeFuture().isSuccess() ? actualReadableBytes() : 0);
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-    lastRead = System.nanoTime();
-    super.channelRead(ctx, msg);
-    if (idleNanos > 0 && check == null && handshakeFuture().isSuccess() && holdsPartialRecord()
-        && ctx.channel().isActive()) {
-      schedule(ctx, idleNanos);
-    }
-  }
-
-  private void schedule(ChannelHandlerContext ctx, long delayNanos) {
-    check = ctx.executor().schedule(() -> check(ctx), delayNanos, TimeUnit.NANOSECONDS);
-  }
-
-  private void check(ChannelHandlerContext ctx) {
-    check = null;
-    if (!ctx.channel().isActive() || ctx.isRemoved() || !holdsPartialRecord()) {
-      return; // the next read that leaves part of a record schedules again
-    }
-    long now = System.nanoTime();
-    if (!ctx.channel().config().isAutoRead()) {
-      lastRead = now;
-      schedule(ctx, idleNanos);
-      return;
-    }
-    long idle = now - lastRead;
-    if (idle < idleNanos) {
-      schedule(ctx, idleNanos - idle);
-      return;
-    }
-    ctx.fireExceptionCaught(new FrameCodec.FrameIdleException("no byte of a started TLS record ("
-        + actualReadableBytes() + " bytes received) for " + TimeUnit.NANOSECONDS.toMillis(idleNanos) + " ms"));
-  }
-
-  @Override
-  public void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
-    cancel();
-    super.handlerRemoved0(ctx);
+    idle.onRead(ctx, () -> super.channelRead(ctx, msg));
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    cancel();
+    idle.cancel();
     super.channelInactive(ctx);
   }
 
-  private void cancel() {
-    if (check != null) {
-      check.cancel(false);
-      check = null;
-    }
+  @Override
+  public void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+    idle.cancel();
+    super.handlerRemoved0(ctx);
   }
 }

@@ -85,6 +85,21 @@ class GroupStateClientExpiryTest {
     return m0;
   }
 
+  /** Submits the client's first message m, to g0 alone, at s. */
+  private Start submitFirst(GroupState s) {
+    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
+    t.submit(s, m);
+    return m;
+  }
+
+  /** Submits the client's first message (of the given mode) to g0 and g1 at both. */
+  private Start submitFirstAtBoth(long mode) {
+    Start m = t.start(CLIENT, 0, 0, mode, G0, G0, G1);
+    t.submit(g0, m);
+    t.submit(g1, m);
+    return m;
+  }
+
   @Test
   void activeClientKeepsItsRecordAndIsNotExpired() {
     GroupState s = t.group(G0, new SimDeliverer(null), EXPIRY);
@@ -106,8 +121,7 @@ class GroupStateClientExpiryTest {
   void resendAfterTheClientExpiredIsNotExecutedAgain() {
     SimDeliverer app = new SimDeliverer(null);
     GroupState s = t.group(G0, app, EXPIRY);
-    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
-    t.submit(s, m);
+    Start m = submitFirst(s);
     Ev first = t.repliesFor(m.id()).get(0);
     assertEquals(Status.OK, first.reply().status());
     // Other clients keep the group busy for longer than the expiry; this client is idle.
@@ -253,9 +267,7 @@ class GroupStateClientExpiryTest {
   @Test
   void lateItemsAfterTheRecordExpiredAreDropped() {
     twoGroups();
-    Start m = t.start(CLIENT, 0, 0, SimDeliverer.SEND_NO_WAIT, G0, G0, G1);
-    t.submit(g0, m);
-    t.submit(g1, m);
+    Start m = submitFirstAtBoth(SimDeliverer.SEND_NO_WAIT);
     long lts0 = g0.component(m.id()).lts();
     long lts1 = g1.component(m.id()).lts();
     t.decide(g1, m, lts0);
@@ -281,8 +293,7 @@ class GroupStateClientExpiryTest {
   void hugeExpiryNeverExpires() {
     SimDeliverer app = new SimDeliverer(null);
     GroupState s = t.group(G0, app, Long.MAX_VALUE);
-    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
-    t.submit(s, m);
+    Start m = submitFirst(s);
     othersUse(s, 60);
     t.submit(s, m);
     List<Ev> r = t.repliesFor(m.id());
@@ -301,8 +312,7 @@ class GroupStateClientExpiryTest {
   void tombstoneOutlivesResendsWithAShortExpiry() {
     SimDeliverer app = new SimDeliverer(null);
     GroupState s = t.group(G0, app, 1_000);
-    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
-    t.submit(s, m);
+    Start m = submitFirst(s);
     for (int i = 0; i < 60; i++) {
       t.time += 1_000;
       t.submit(s, t.start(OTHER, i, i, SimDeliverer.PLAIN, G0, G0));
@@ -327,9 +337,7 @@ class GroupStateClientExpiryTest {
   @Test
   void newMessageOfAClientExpiredAtItsReplyGroupIsNotRefusedWhileExecuted() {
     twoGroups();
-    Start m0 = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0, G1);
-    t.submit(g0, m0);
-    t.submit(g1, m0);
+    Start m0 = submitFirstAtBoth(SimDeliverer.PLAIN);
     exchange(g0, g1);
     assertEquals(Status.OK, t.repliesFor(m0.id()).get(0).reply().status());
     othersUse(g0, 40);
@@ -359,8 +367,7 @@ class GroupStateClientExpiryTest {
   void aClockStepForwardDoesNotExpireEveryClient() {
     SimDeliverer app = new SimDeliverer(null);
     GroupState s = t.group(G0, app, EXPIRY);
-    Start m = t.start(CLIENT, 0, 0, SimDeliverer.PLAIN, G0, G0);
-    t.submit(s, m);
+    Start m = submitFirst(s);
     t.time += 60_000L;
     t.submit(s, t.start(OTHER, 0, 0, SimDeliverer.PLAIN, G0, G0));
     long before = s.clients.logTime();

@@ -543,8 +543,7 @@ class GroupStateScheduleTest {
    * GroupStateScheduleFindingsTest.
    */
   @Test
-  @io.eyrie.multicast.testing.ExpectedErrors({"with other content", "holds another message with the id",
-      "the id was reused", "disagrees with this group's log", "without executing it"})
+  @io.eyrie.multicast.testing.ExpectedErrors(SimChecks.REUSED_ID_ERRORS)
   void reusedIdOverlappingDestinations() {
     SimWorkload w = reusedIdOverlapping();
     w.rounds(300);
@@ -579,8 +578,7 @@ class GroupStateScheduleTest {
    * not stall (nothing stays pending or queued). Retention: see GroupStateScheduleFindingsTest.
    */
   @Test
-  @io.eyrie.multicast.testing.ExpectedErrors({"with other content", "holds another message with the id",
-      "the id was reused", "disagrees with this group's log", "without executing it"})
+  @io.eyrie.multicast.testing.ExpectedErrors(SimChecks.REUSED_ID_ERRORS)
   void reusedIdAfterRetentionDrop() {
     SimWorkload w = reusedIdAfterDrop();
     w.rounds(300);
@@ -776,8 +774,7 @@ class GroupStateScheduleTest {
    * with its own Decided at once, so g0's retention of X ends.
    */
   @Test
-  @io.eyrie.multicast.testing.ExpectedErrors({"with other content", "holds another message with the id",
-      "the id was reused", "disagrees with this group's log", "without executing it"})
+  @io.eyrie.multicast.testing.ExpectedErrors(SimChecks.REUSED_ID_ERRORS)
   void k9ForeignDecidedAfterOwnDecisionIsAnsweredAtOnce() {
     SimWorkload w = reusedIdOverlapping();
     w.sim.channelBlocked = (g, h) -> g == 1 && h == 2;

@@ -13,6 +13,7 @@ import io.eyrie.multicast.internal.state.SimWorkload.MsgInfo;
 import io.eyrie.multicast.testing.ExpectedErrors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Positive controls of the simulation (design 4.3.2's last paragraph): each weakens one rule and
@@ -46,6 +47,20 @@ class GroupStateSimControlsTest {
     w.finish();
   }
 
+  /**
+   * Runs a control (a schedule with a rule weakened on purpose) and checks that the checks catch
+   * it, by the check meant to.
+   *
+   * @param what the weakening, for the output
+   * @param check what the failure names (the rule or check)
+   * @param control the schedule
+   */
+  private static void assertCaught(String what, String check, Executable control) {
+    AssertionError e = assertThrows(AssertionError.class, control);
+    System.out.println(what + " caught: " + e.getMessage());
+    assertTrue(e.getMessage().contains(check), e::getMessage);
+  }
+
   @Test
   void scheduleWithMissingComponentPasses() {
     missingComponent(false);
@@ -76,9 +91,7 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlPredictTheOwnLtsIsCaught() {
-    AssertionError e = assertThrows(AssertionError.class, () -> predict(true));
-    System.out.println("predict the own lts caught: " + e.getMessage());
-    assertTrue(e.getMessage().contains("H7"), e::getMessage);
+    assertCaught("predict the own lts", "H7", () -> predict(true));
   }
 
   /**
@@ -116,9 +129,7 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlReleaseAtDecisionIsCaughtByTheRealTimeCheck() {
-    AssertionError e = assertThrows(AssertionError.class, () -> h12(true));
-    System.out.println("release at decision caught: " + e.getMessage());
-    assertTrue(e.getMessage().contains("real time"), e::getMessage);
+    assertCaught("release at decision", "real time", () -> h12(true));
   }
 
   /** K1 with the weakened rule: a lost decision is never appended again; liveness fails. */
@@ -165,9 +176,7 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlDropRetentionAtDeliveryIsCaught() {
-    AssertionError e = assertThrows(AssertionError.class, () -> proposeAfterDelivery(true));
-    System.out.println("drop retention at delivery caught: " + e.getMessage());
-    assertTrue(e.getMessage().contains("rule 8"), e::getMessage);
+    assertCaught("drop retention at delivery", "rule 8", () -> proposeAfterDelivery(true));
   }
 
   /**
@@ -212,8 +221,6 @@ class GroupStateSimControlsTest {
 
   @Test
   void controlForwardNotLimitedPerMessageAndGroupIsCaught() {
-    AssertionError e = assertThrows(AssertionError.class, () -> forwardTwice(true));
-    System.out.println("Forward not limited caught: " + e.getMessage());
-    assertTrue(e.getMessage().contains("K5"), e::getMessage);
+    assertCaught("Forward not limited", "K5", () -> forwardTwice(true));
   }
 }

@@ -22,6 +22,13 @@ import java.util.TreeMap;
  * validity and agreement, prefix order and acyclic order; and one final reply per message.
  */
 final class SimChecks {
+  /**
+   * The errors a reused id makes groups log on purpose (for {@code @ExpectedErrors}): its other
+   * version, the conflicting decision, and the message ended without executing it.
+   */
+  static final String REUSED_ID_ERRORS = "with other content|holds another message with the id|the id was reused"
+      + "|disagrees with this group's log|without executing it";
+
   private SimChecks() {}
 
   static void check(SimGroups sim, Map<MsgId, MsgInfo> msgs) {

@@ -12,15 +12,11 @@ import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
+import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -46,8 +42,9 @@ class ClientEndpointLimitsTest {
   private static final Codec CODEC = new Codec(CodecRegistry.empty());
   private static final GroupId P0 = GroupId.valueOf("p0");
 
-  private static ClientEndpoint.Limits limits(NodeOptions.Builder b) {
-    return ClientEndpoint.Limits.of(b.build());
+  /** An endpoint on a free loopback port with the limits of the options. */
+  private static ClientEndpoint endpoint(RequestHandler handler, NodeOptions.Builder b) throws IOException {
+    return ClientEndpoint.start("127.0.0.1", 0, CODEC, handler, ClientEndpoint.Limits.of(b.build()));
   }
 
   /** Answers queries at once with the query's bytes. */
@@ -63,67 +60,73 @@ class ClientEndpointLimitsTest {
     }
   }
 
-  /** A raw client socket, optionally from a chosen loopback address. */
+  /**
+   * A raw client socket, optionally from a chosen loopback address: frames through a {@link
+   * RawConnection}, and {@link #out} for bytes that are not whole frames.
+   */
   static final class Conn implements AutoCloseable {
-    final Socket socket = new Socket();
+    final Socket socket;
     final DataOutputStream out;
-    final DataInputStream in;
+    private final RawConnection raw;
 
     Conn(int port) throws IOException {
       this(port, null);
     }
 
     Conn(int port, String from) throws IOException {
-      if (from != null) {
-        socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
-      }
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-      socket.setSoTimeout(10_000);
+      socket = RawConnection.loopback(port, from);
+      raw = new RawConnection(socket, CODEC);
+      raw.timeout(10_000);
       out = new DataOutputStream(socket.getOutputStream());
-      in = new DataInputStream(socket.getInputStream());
     }
 
     void send(Object frame) throws IOException {
-      byte[] b = CODEC.encode(frame);
-      out.writeInt(b.length);
-      out.write(b);
-      out.flush();
+      raw.send(frame);
     }
 
     /** The next reply, or null at end of stream. */
     Wire.ClientReply receive() throws IOException {
-      int len;
-      try {
-        len = in.readInt();
-      } catch (EOFException e) {
-        return null;
-      }
-      byte[] b = new byte[len];
-      in.readFully(b);
-      return (Wire.ClientReply) CODEC.decode(b);
+      return (Wire.ClientReply) raw.receive();
+    }
+
+    /** Writes bytes as they are (not a whole frame, or not only) and flushes them. */
+    void write(byte[] b) throws IOException {
+      write(b, 0, b.length);
+    }
+
+    void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      out.flush();
+    }
+
+    /** The next reply, which must be request {@code id}'s and OK. */
+    Wire.ClientReply receiveOk(long id) throws IOException {
+      Wire.ClientReply r = receive();
+      assertNotNull(r, "the connection is open");
+      assertEquals(id, r.requestId());
+      assertEquals(Status.OK, r.status(), r.error());
+      return r;
     }
 
     /** True if the peer closed the connection within the socket timeout. */
-    boolean closedByPeer() throws IOException {
+    boolean closedByPeer() {
+      return raw.closedByPeer();
+    }
+
+    /** True if the peer closed the connection within {@code ms}; the timeout is 10 s again after. */
+    boolean closedByPeerWithin(int ms) throws IOException {
+      socket.setSoTimeout(ms);
       try {
-        while (in.read() >= 0) {
-          // drain
-        }
-        return true;
-      } catch (SocketTimeoutException e) {
-        return false;
-      } catch (IOException e) {
-        return true;
+        return closedByPeer();
+      } finally {
+        socket.setSoTimeout(10_000);
       }
     }
 
     /** Asks a query and checks the answer: the connection is served. */
     void assertServed(long id) throws IOException {
       send(new Wire.QueryRequest(id, P0, CODEC.encode(id)));
-      Wire.ClientReply r = receive();
-      assertNotNull(r, "the connection is open");
-      assertEquals(id, r.requestId());
-      assertEquals(Status.OK, r.status(), r.error());
+      receiveOk(id);
     }
 
     @Override
@@ -135,14 +138,12 @@ class ClientEndpointLimitsTest {
   @Test
   void aHalfSentFrameIsClosedAfterTheIdleTimeout() throws Exception {
     int timeoutMs = 400;
-    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, new Echo(),
-        limits(NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs)));
+    try (ClientEndpoint ep = endpoint(new Echo(), NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs));
         Conn idle = new Conn(ep.port());
         Conn half = new Conn(ep.port())) {
       long start = System.nanoTime();
       // The length prefix of a 100-byte frame and 2 of its bytes, then nothing.
-      half.out.write(new byte[] {0, 0, 0, 100, 1, 2});
-      half.out.flush();
+      half.write(new byte[] {0, 0, 0, 100, 1, 2});
       Wire.ClientReply r = half.receive();
       long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertNotNull(r, "answered before being closed");
@@ -153,9 +154,7 @@ class ClientEndpointLimitsTest {
       assertTrue(tookMs >= timeoutMs - 50, "not before the timeout: " + tookMs + " ms");
       assertEquals(1, ep.stats().frameTimeouts());
       // A connection with no started frame is not idle by this rule: it stays open and served.
-      idle.socket.setSoTimeout(3 * timeoutMs);
-      assertFalse(idle.closedByPeer(), "an idle connection without a started frame stays open");
-      idle.socket.setSoTimeout(10_000);
+      assertFalse(idle.closedByPeerWithin(3 * timeoutMs), "an idle connection without a started frame stays open");
       idle.assertServed(1);
       assertEquals(1, ep.stats().frameTimeouts());
     }
@@ -164,25 +163,19 @@ class ClientEndpointLimitsTest {
   @Test
   void aFrameThatKeepsComingIsNotTimedOut() throws Exception {
     int timeoutMs = 400;
-    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, new Echo(),
-        limits(NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs)));
+    try (ClientEndpoint ep = endpoint(new Echo(), NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs));
         Conn slow = new Conn(ep.port())) {
       byte[] body = CODEC.encode(new Wire.QueryRequest(9, P0, CODEC.encode(9L)));
       byte[] frame = java.nio.ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array();
       // One byte at a time, each well within the timeout, for longer than the timeout in all.
       slow.socket.setSoTimeout(timeoutMs / 4);
       for (int i = 0; i < frame.length - 1; i++) {
-        slow.out.write(frame[i]);
-        slow.out.flush();
+        slow.write(frame, i, 1);
         assertFalse(slow.closedByPeer(), "a frame still arriving is not closed");
       }
-      slow.out.write(frame[frame.length - 1]);
-      slow.out.flush();
+      slow.write(frame, frame.length - 1, 1);
       slow.socket.setSoTimeout(10_000);
-      Wire.ClientReply r = slow.receive();
-      assertNotNull(r);
-      assertEquals(9, r.requestId());
-      assertEquals(Status.OK, r.status());
+      slow.receiveOk(9);
       assertEquals(0, ep.stats().frameTimeouts());
     }
   }
@@ -197,8 +190,8 @@ class ClientEndpointLimitsTest {
         return q.requestId() == 1 ? first : super.query(q);
       }
     };
-    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, parking,
-        limits(NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs).maxInFlightPerConnection(1)));
+    try (ClientEndpoint ep = endpoint(parking,
+        NodeOptions.newBuilder().frameIdleTimeoutMs(timeoutMs).maxInFlightPerConnection(1));
         Conn c = new Conn(ep.port())) {
       byte[] one = CODEC.encode(new Wire.QueryRequest(1, P0, CODEC.encode(1L)));
       byte[] two = CODEC.encode(new Wire.QueryRequest(2, P0, CODEC.encode(2L)));
@@ -208,30 +201,22 @@ class ClientEndpointLimitsTest {
       int cut = 4 + one.length + 4 + 2;
       // Request 1 (which the handler keeps unanswered, filling the bound of 1) and the start of
       // request 2, in one write: the node stops reading with part of a frame in hand.
-      c.out.write(both, 0, cut);
-      c.out.flush();
+      c.write(both, 0, cut);
       Waits.until(Duration.ofSeconds(10), () -> ep.stats().readPauses() == 1, () -> "the bound of 1 reached");
-      c.socket.setSoTimeout(4 * timeoutMs);
-      assertFalse(c.closedByPeer(), "not read by the node's choice: its half frame is not the client's idleness");
-      c.socket.setSoTimeout(10_000);
+      assertFalse(c.closedByPeerWithin(4 * timeoutMs),
+          "not read by the node's choice: its half frame is not the client's idleness");
       first.complete(new Wire.ClientReply(0, Status.OK, CODEC.encode(1L), null, 0));
-      Wire.ClientReply r1 = c.receive();
-      assertNotNull(r1);
-      assertEquals(1, r1.requestId());
-      c.out.write(both, cut, both.length - cut);
-      c.out.flush();
-      Wire.ClientReply r2 = c.receive();
-      assertNotNull(r2);
-      assertEquals(2, r2.requestId());
-      assertEquals(Status.OK, r2.status());
+      c.receiveOk(1);
+      c.write(both, cut, both.length - cut);
+      c.receiveOk(2);
       assertEquals(0, ep.stats().frameTimeouts());
     }
   }
 
   @Test
   void connectionsOverTheAddressCapAreRefusedWhileOpenOnesKeepWorking() throws Exception {
-    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, new Echo(),
-        limits(NodeOptions.newBuilder().maxClientConnectionsPerAddress(2).maxClientConnections(3)))) {
+    try (ClientEndpoint ep = endpoint(new Echo(),
+        NodeOptions.newBuilder().maxClientConnectionsPerAddress(2).maxClientConnections(3))) {
       List<Conn> open = new ArrayList<>();
       try {
         open.add(new Conn(ep.port(), "127.0.0.1"));
@@ -301,8 +286,7 @@ class ClientEndpointLimitsTest {
     };
     byte[] payload = new byte[200];
     int frameBytes = 4 + CODEC.encode(request(0, payload)).length;
-    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, slow,
-        limits(NodeOptions.newBuilder().maxInFlightPerConnection(bound)));
+    try (ClientEndpoint ep = endpoint(slow, NodeOptions.newBuilder().maxInFlightPerConnection(bound));
         Conn c = new Conn(ep.port())) {
       AtomicReference<Throwable> writeError = new AtomicReference<>();
       Thread writer = new Thread(() -> {
@@ -358,8 +342,7 @@ class ClientEndpointLimitsTest {
         return f;
       }
     };
-    try (ClientEndpoint ep = ClientEndpoint.start("127.0.0.1", 0, CODEC, parking,
-        limits(NodeOptions.newBuilder().maxPendingRequests(2)));
+    try (ClientEndpoint ep = endpoint(parking, NodeOptions.newBuilder().maxPendingRequests(2));
         Conn a = new Conn(ep.port());
         Conn b = new Conn(ep.port())) {
       a.send(new Wire.QueryRequest(1, P0, CODEC.encode(1L)));
