@@ -310,7 +310,8 @@ public final class NodeOptions {
 
   /**
    * How long, in milliseconds, a client connection has to complete its TLS handshake; then the
-   * node closes it. Only with {@link #tls()}.
+   * node closes it. Only with {@link #tls()}. The Raft port's handshakes take this too, but never
+   * less than the default.
    */
   public int tlsHandshakeTimeoutMs() {
     return tlsHandshakeTimeoutMs;

@@ -13,7 +13,6 @@ import io.eyrie.core.Service;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupStatus;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
@@ -61,8 +60,7 @@ class RaftTlsTest {
     dir = tmp.resolve("cluster");
     ClientTlsTest.certs("--out", dir.toString(), "--nodes", "1,2,3", "--admin", "ops", "--client", "app");
     bank = new BankService().get();
-    cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(bank).tls(dir)
-        .options(NodeOptions.newBuilder().tlsHandshakeTimeoutMs(1500).build()).start();
+    cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(bank).tls(dir).start();
   }
 
   @AfterAll

@@ -187,9 +187,7 @@ public final class RaftTls {
           ctx.pipeline().remove(this);
         } else {
           failed = true;
-          WARNINGS.warn("raft-tls", "Raft port {}: refused {}: {}", ctx.channel().localAddress(),
-              ctx.channel().remoteAddress(), Tls.explain(e.cause()));
-          ctx.close();
+          refused(ctx, e.cause());
         }
       }
       super.userEventTriggered(ctx, evt);
@@ -198,9 +196,14 @@ public final class RaftTls {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       if (!failed) {
-        WARNINGS.warn("raft-tls", "Raft port {}: refused {}: {}", ctx.channel().localAddress(),
-            ctx.channel().remoteAddress(), Tls.explain(cause));
+        refused(ctx, cause);
       }
+      ctx.close();
+    }
+
+    private static void refused(ChannelHandlerContext ctx, Throwable why) {
+      WARNINGS.warn("raft-tls", "Raft port {}: refused {}: {}", ctx.channel().localAddress(),
+          ctx.channel().remoteAddress(), Tls.explain(why));
       ctx.close();
     }
   }

@@ -210,10 +210,12 @@ public final class RatisSupport {
 
   /**
    * The Ratis parameters of a node's servers and clients: its TLS, if it has some ({@link
-   * RaftTls}).
+   * RaftTls}), with the node's handshake timeout but never below the default (10 s): between
+   * nodes a handshake that times out costs a reconnection and a retry, and on a loaded machine
+   * a short timeout failed handshakes that were only slow.
    */
   public static Parameters parameters(NodeOptions o) {
-    return RaftTls.parameters(o.tls(), o.tlsHandshakeTimeoutMs());
+    return RaftTls.parameters(o.tls(), Math.max(o.tlsHandshakeTimeoutMs(), NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT));
   }
 
   /**
