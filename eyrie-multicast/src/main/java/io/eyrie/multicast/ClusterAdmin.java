@@ -21,8 +21,22 @@ public final class ClusterAdmin {
    * @return group name to leader node id (0 when no member says it leads), by group name
    */
   public static Map<String, Integer> leaders(ClusterConfig cluster, long timeoutMs) {
+    return leaders(cluster, timeoutMs, null);
+  }
+
+  /**
+   * As {@link #leaders(ClusterConfig, long)}, over mutual TLS as {@code tls}'s identity (a node's
+   * asks the Raft ports, an admin's asks a node, {@link GroupStatus#query(ClusterConfig, long,
+   * TlsConfig)}).
+   *
+   * @param cluster the cluster
+   * @param timeoutMs how long to wait for each server
+   * @param tls the identity to ask as, or null for plaintext
+   * @return group name to leader node id (0 when no member says it leads), by group name
+   */
+  public static Map<String, Integer> leaders(ClusterConfig cluster, long timeoutMs, TlsConfig tls) {
     Map<String, Integer> out = new TreeMap<>();
-    for (GroupStatus g : GroupStatus.query(cluster, timeoutMs)) {
+    for (GroupStatus g : GroupStatus.query(cluster, timeoutMs, tls)) {
       out.put(g.group().name(), g.leader());
     }
     return out;
@@ -41,9 +55,27 @@ public final class ClusterAdmin {
    * @return true if every group is led by its preferred node, false if the time ran out first
    */
   public static boolean awaitPreferredLeaders(ClusterConfig cluster, java.time.Duration timeout) {
+    return awaitPreferredLeaders(cluster, timeout, null);
+  }
+
+  /**
+   * As {@link #awaitPreferredLeaders(ClusterConfig, java.time.Duration)}, asking over mutual TLS
+   * as {@code tls}'s identity ({@link #leaders(ClusterConfig, long, TlsConfig)}).
+   *
+   * @param cluster the cluster
+   * @param timeout how long to wait in all
+   * @param tls the identity to ask as, or null for plaintext
+   * @return true if every group is led by its preferred node, false if the time ran out first
+   */
+  public static boolean awaitPreferredLeaders(ClusterConfig cluster, java.time.Duration timeout, TlsConfig tls) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      Map<String, Integer> leaders = leaders(cluster, 1000);
+      Map<String, Integer> leaders;
+      try {
+        leaders = leaders(cluster, 1000, tls);
+      } catch (IllegalStateException e) {
+        leaders = Map.of(); // no node told the status (through a client port): not settled yet
+      }
       boolean settled = true;
       for (GroupId g : cluster.groupIds()) {
         Integer leader = leaders.get(g.name());

@@ -132,6 +132,7 @@ final class GroupHost {
     this.server = RaftServer.newBuilder()
         .setServerId(RatisSupport.peerId(nodeId))
         .setProperties(RatisSupport.serverProperties(self, storage.toFile(), options))
+        .setParameters(RatisSupport.parameters(options))
         .setStateMachineRegistry(registry::apply)
         .build();
     server.start();

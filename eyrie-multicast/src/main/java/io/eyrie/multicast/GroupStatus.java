@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.internal.transport.RaftTls;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -7,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -17,7 +18,6 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -26,6 +26,10 @@ import org.apache.ratis.util.TimeDuration;
  * info request, the same one {@code ratis sh group info} sends), so it works from any process
  * that can reach the nodes' Raft ports; a replica that does not answer in time (killed, paused,
  * partitioned away) is reported as unreachable.
+ *
+ * <p>With mutual TLS the Raft ports take only nodes: a node's {@link TlsConfig} asks them
+ * itself, any other identity (an admin's) asks one node through its client port, and that node
+ * asks the Raft servers ({@link #query(ClusterConfig, long, TlsConfig)}).
  *
  * <pre>{@code
  * for (GroupStatus g : GroupStatus.query(ClusterConfig.load(Path.of("cluster.conf")), 2000)) {
@@ -88,8 +92,26 @@ public record GroupStatus(GroupId group, String raftGroupId, int leader, long te
    * @return one entry per group, in group order
    */
   public static List<GroupStatus> query(ClusterConfig cluster, long timeoutMs) {
+    return query(cluster, timeoutMs, null);
+  }
+
+  /**
+   * Asks every member of every group of a cluster, over mutual TLS as {@code tls}'s identity: a
+   * node asks the Raft servers itself; an admin asks a node through its client port, which asks
+   * them as a node (a client identity is refused, {@link Status#FORBIDDEN}).
+   *
+   * @param cluster the cluster
+   * @param timeoutMs how long to wait for each server
+   * @param tls the identity to ask as, or null for plaintext
+   * @return one entry per group, in group order
+   * @throws IllegalStateException if the node asked through its client port did not answer or refused
+   */
+  public static List<GroupStatus> query(ClusterConfig cluster, long timeoutMs, TlsConfig tls) {
+    if (tls != null && tls.identity().role() != Identity.Role.NODE) {
+      return askANode(cluster, timeoutMs, tls);
+    }
     RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+    RatisSupport.clientRpc(p, tls);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS));
     Map<GroupId, List<CompletableFuture<Object[]>>> asked = new TreeMap<>();
     List<RaftClient> clients = new ArrayList<>();
@@ -97,6 +119,7 @@ public record GroupStatus(GroupId group, String raftGroupId, int leader, long te
       for (GroupId g : cluster.groups().keySet()) {
         RaftClient client = RaftClient.newBuilder()
             .setProperties(p)
+            .setParameters(RaftTls.parameters(tls, NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT))
             .setRaftGroup(RatisSupport.raftGroup(cluster, g))
             .setRetryPolicy(RetryPolicies.noRetry())
             .build();
@@ -149,6 +172,62 @@ public record GroupStatus(GroupId group, String raftGroupId, int leader, long te
         }
       }
     }
+  }
+
+  /** Asks a node, through its client port, to ask the Raft servers. */
+  private static List<GroupStatus> askANode(ClusterConfig cluster, long timeoutMs, TlsConfig tls) {
+    long waitMs = 2 * timeoutMs + 10_000;
+    try (MulticastClient c = MulticastClient.newBuilder().cluster(cluster).tls(tls).attemptTimeoutMs(waitMs)
+        .totalTimeoutMs(waitMs).build()) {
+      GroupId any = cluster.groups().keySet().iterator().next();
+      Object text = c.status(any).get(waitMs + 1000, TimeUnit.MILLISECONDS);
+      return parse((String) text);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new IllegalStateException("no node told the status: " + cause.getMessage(), cause);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("no node told the status in " + waitMs + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking for the status", e);
+    }
+  }
+
+  /** The text form of statuses, which a node answers a status query with ({@link #parse}). */
+  static String toText(List<GroupStatus> statuses) {
+    StringBuilder b = new StringBuilder();
+    for (GroupStatus g : statuses) {
+      b.append("g ").append(g.group().name()).append(' ').append(g.raftGroupId()).append(' ').append(g.leader())
+          .append(' ').append(g.term()).append('\n');
+      for (Replica r : g.replicas()) {
+        b.append("r ").append(r.node()).append(' ').append(r.reachable()).append(' ').append(r.role()).append(' ')
+            .append(r.commitIndex()).append(' ').append(r.appliedIndex()).append(' ').append(r.lastIndex())
+            .append(' ').append(r.snapshotIndex()).append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  /** Reads {@link #toText}'s form. */
+  static List<GroupStatus> parse(String text) {
+    List<GroupStatus> out = new ArrayList<>();
+    String[] g = null;
+    List<Replica> replicas = new ArrayList<>();
+    for (String line : (text + "g\n").split("\n")) {
+      String[] f = line.split(" ");
+      if (f[0].equals("r")) {
+        replicas.add(new Replica(Integer.parseInt(f[1]), Boolean.parseBoolean(f[2]), f[3], Long.parseLong(f[4]),
+            Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7])));
+      } else if (f[0].equals("g")) {
+        if (g != null) {
+          out.add(new GroupStatus(GroupId.valueOf(g[1]), g[2], Integer.parseInt(g[3]), Long.parseLong(g[4]),
+              List.copyOf(replicas)));
+        }
+        g = f;
+        replicas.clear();
+      }
+    }
+    return out;
   }
 
   /** Returns {replica, leader term or 0}. */

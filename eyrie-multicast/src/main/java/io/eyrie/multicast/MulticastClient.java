@@ -192,6 +192,14 @@ public final class MulticastClient implements AutoCloseable {
     return dispatcher.submit(new ClientCall(-1, group, null, bytes));
   }
 
+  /**
+   * Asks the node serving {@code group} for the status of every group (a query of no bytes,
+   * {@link Wire.QueryRequest}); answered with the text form {@link GroupStatus} reads.
+   */
+  CompletableFuture<Object> status(GroupId group) {
+    return dispatcher.submit(new ClientCall(-1, group, null, new byte[0]));
+  }
+
   // Set.of(...).contains(null) throws, so look for null by iterating.
   private static boolean hasNull(Set<GroupId> dests) {
     for (GroupId g : dests) {

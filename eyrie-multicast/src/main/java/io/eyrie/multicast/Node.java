@@ -122,7 +122,7 @@ public final class Node implements AutoCloseable {
     try {
       host.start(channels);
       this.endpoint = ClientEndpoint.start(self.host(), self.clientPort(), codec,
-          new NodeRequestHandler(nodeId, codec, host, channels, () -> requestListener, options.roles()),
+          new NodeRequestHandler(nodeId, codec, host, channels, () -> requestListener, options.roles(), options.tls()),
           ClientEndpoint.Limits.of(options), options.tls(), options.tlsHandshakeTimeoutMs());
       channels.start();
       leaders.start();

@@ -289,11 +289,12 @@ public final class NodeOptions {
   }
 
   /**
-   * The mutual TLS of the node's client port, or null (the default) for plaintext. With TLS the
+   * The mutual TLS of the node's ports, or null (the default) for plaintext. With TLS the client
    * port requires a client certificate signed by the configuration's CA, reads the peer's
    * {@link Identity} from it, and lets each identity send only what its role allows ({@link
    * NodeApp#requiredRole}): clients their application's commands, admins and nodes everything.
-   * The Raft port stays plaintext (docs/design.md, section 3).
+   * The Raft port requires a {@code node} certificate, and the Ratis clients the node opens
+   * present this one, which must therefore be a node's.
    */
   public TlsConfig tls() {
     return tls;
@@ -309,7 +310,8 @@ public final class NodeOptions {
 
   /**
    * How long, in milliseconds, a client connection has to complete its TLS handshake; then the
-   * node closes it. Only with {@link #tls()}.
+   * node closes it. Only with {@link #tls()}. The Raft port's handshakes take this too, but never
+   * less than the default.
    */
   public int tlsHandshakeTimeoutMs() {
     return tlsHandshakeTimeoutMs;
@@ -350,7 +352,7 @@ public final class NodeOptions {
     private Builder() {}
 
     /**
-     * Sets the mutual TLS of the client port ({@link NodeOptions#tls()}); null for plaintext
+     * Sets the mutual TLS of the client and Raft ports ({@link NodeOptions#tls()}); null for plaintext
      * (the default). Use the node's own certificate: {@code TlsConfig.fromDir(certs, "node-1")}.
      */
     public Builder tls(TlsConfig v) {

@@ -33,9 +33,13 @@ final class NodeRequestHandler implements RequestHandler {
   private final NodeChannels channels;
   private final Supplier<Node.RequestListener> requestListener;
   private final Function<Object, Identity.Role> roles;
+  private final TlsConfig tls;
+  /** How long a status query waits for each Raft server. */
+  private static final long STATUS_TIMEOUT_MS = 3000;
 
   NodeRequestHandler(int nodeId, Codec codec, GroupHost host, NodeChannels channels,
-      Supplier<Node.RequestListener> requestListener, Function<Object, Identity.Role> roles) {
+      Supplier<Node.RequestListener> requestListener, Function<Object, Identity.Role> roles, TlsConfig tls) {
+    this.tls = tls;
     this.nodeId = nodeId;
     this.codec = codec;
     this.host = host;
@@ -168,6 +172,13 @@ final class NodeRequestHandler implements RequestHandler {
     if (request.group() == null || !host.cluster().groups().containsKey(request.group()) || request.query() == null) {
       return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "unknown group " + request.group(), 0));
     }
+    if (request.query().length == 0) {
+      if (peer != null && !peer.role().covers(Identity.Role.ADMIN)) {
+        return CompletableFuture.completedFuture(error(Status.FORBIDDEN, "forbidden: identity " + peer
+            + " may not query the status (it needs the admin role)", 0));
+      }
+      return status(request.requestId());
+    }
     Wire.ClientReply refused = refusal(peer, request.query(), "query", "query");
     if (refused != null) {
       return CompletableFuture.completedFuture(refused);
@@ -182,6 +193,27 @@ final class NodeRequestHandler implements RequestHandler {
       }
       return new Wire.ClientReply(request.requestId(), Status.OK, bytes, null, hint);
     });
+  }
+
+  /**
+   * Asks the cluster's Raft servers for the groups' status as this node (over TLS if the node has
+   * it), for a query of no bytes ({@link Wire.QueryRequest}), on a thread of its own: the asks
+   * block.
+   */
+  private CompletableFuture<Wire.ClientReply> status(long requestId) {
+    long ms = STATUS_TIMEOUT_MS;
+    CompletableFuture<Wire.ClientReply> f = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        String text = GroupStatus.toText(GroupStatus.query(host.cluster(), ms, tls));
+        f.complete(new Wire.ClientReply(requestId, Status.OK, codec.encode(text), null, 0));
+      } catch (RuntimeException e) {
+        f.complete(error(Status.ERROR, "status failed: " + e, 0));
+      }
+    }, "eyrie-status-query-" + nodeId);
+    t.setDaemon(true);
+    t.start();
+    return f;
   }
 
   @Override

@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * the peers refuse it.
  *
  * <p>A node's client port takes it ({@link NodeOptions.Builder#tls}), and so do its clients
- * ({@link MulticastClient.Builder#tls}); the Raft port between nodes does not yet (issue 28).
+ * ({@link MulticastClient.Builder#tls}). A node's configuration also secures its Raft port and
+ * the Ratis connections it opens ({@link #newPeerServerEngine()}, {@link
+ * #newPeerClientEngine(String, int)}): both ends there must present a {@code node} certificate.
  */
 public final class TlsConfig {
   private static final Logger LOG = LoggerFactory.getLogger(TlsConfig.class);
@@ -60,6 +62,8 @@ public final class TlsConfig {
   private final Identity identity;
   private final SslContext server;
   private final SslContext client;
+  private final SslContext peerServer;
+  private final SslContext peerClient;
 
   private TlsConfig(Path caFile, Path certFile, Path keyFile) {
     this.caFile = Objects.requireNonNull(caFile, "caFile");
@@ -83,6 +87,9 @@ public final class TlsConfig {
     try {
       this.server = Tls.server(key, chain, trusted);
       this.client = Tls.client(key, chain, trusted);
+      boolean node = identity.role() == Identity.Role.NODE;
+      this.peerServer = node ? Tls.server(key, chain, trusted, Identity.Role.NODE) : null;
+      this.peerClient = node ? Tls.client(key, chain, trusted, Identity.Role.NODE) : null;
     } catch (SSLException e) {
       throw new IllegalArgumentException(certFile + " and " + keyFile + ": TLS refuses them: " + e.getMessage(), e);
     }
@@ -165,6 +172,39 @@ public final class TlsConfig {
    */
   public SSLEngine newClientEngine(String host, int port) {
     return client.newEngine(ByteBufAllocator.DEFAULT, Objects.requireNonNull(host, "host"), port);
+  }
+
+  /**
+   * Returns a new engine for the server end of a Raft connection from another node: as {@link
+   * #newServerEngine()}, and it also refuses, at the handshake, a client whose certificate does
+   * not have the role {@code node}.
+   *
+   * @return the engine, in server mode
+   * @throws IllegalStateException if this is not a node's certificate
+   */
+  public SSLEngine newPeerServerEngine() {
+    return peerContext(peerServer).newEngine(ByteBufAllocator.DEFAULT);
+  }
+
+  /**
+   * Returns a new engine for the client end of a Raft connection to the node at {@code host}: as
+   * {@link #newClientEngine(String, int)}, and it also refuses a server whose certificate does
+   * not have the role {@code node}.
+   *
+   * @param host the host dialled, as the server's certificate names it (DNS name or IP address)
+   * @param port the port dialled
+   * @return the engine, in client mode
+   * @throws IllegalStateException if this is not a node's certificate
+   */
+  public SSLEngine newPeerClientEngine(String host, int port) {
+    return peerContext(peerClient).newEngine(ByteBufAllocator.DEFAULT, Objects.requireNonNull(host, "host"), port);
+  }
+
+  private SslContext peerContext(SslContext c) {
+    if (c == null) {
+      throw new IllegalStateException(certFile + ": the Raft port needs a node certificate, not that of " + identity);
+    }
+    return c;
   }
 
   /** Returns the Netty context of a server end (for the endpoints of this module). */

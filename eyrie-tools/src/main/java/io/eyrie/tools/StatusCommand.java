@@ -60,7 +60,7 @@ final class StatusCommand implements Command {
     io.eyrie.multicast.TlsConfig tls = Tools.tls(a, file);
     ClusterConfig cluster = Tools.view(file, tls, timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
-    List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs);
+    List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs, tls);
     boolean allLed = true;
     for (GroupStatus g : groups) {
       allLed &= g.leader() != 0;

@@ -106,7 +106,8 @@ class ClientTlsTest {
     }
   }
 
-  private static void certs(String... args) {
+  /** Runs {@code eyrie certs} with the arguments; it must succeed (shared with {@link RaftTlsTest}). */
+  static void certs(String... args) {
     String[] r = CertsCommandTest.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("certs"),
         java.util.stream.Stream.of(args)).toArray(String[]::new));
     assertEquals("0", r[0], r[1] + r[2]);
@@ -394,14 +395,14 @@ class ClientTlsTest {
     return ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array();
   }
 
-  private static SSLSocket tlsSocket(SSLContext ctx, int port) throws IOException {
+  static SSLSocket tlsSocket(SSLContext ctx, int port) throws IOException {
     SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket();
     s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
     return s;
   }
 
   /** A JDK TLS context trusting the configuration's CA, presenting its certificate if {@code withKey}. */
-  private static SSLContext sslContext(TlsConfig t, boolean withKey) throws Exception {
+  static SSLContext sslContext(TlsConfig t, boolean withKey) throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     int i = 0;

@@ -200,7 +200,12 @@ public final class Wire {
   /** Client frame: a request to multicast. */
   public record ClientRequest(long requestId, Start start) {}
 
-  /** Client frame: a linearizable read-only query to one group. */
+  /**
+   * Client frame: a linearizable read-only query to one group. A query of no bytes instead asks
+   * the node that takes it for the status of every group ({@code GroupStatus}), which the node
+   * asks the Raft servers over its own Raft connections (the Raft port takes only nodes); it needs
+   * the admin role, and the answer is the statuses' text form.
+   */
   public record QueryRequest(long requestId, GroupId group, byte[] query) {}
 
   /**

@@ -1,5 +1,6 @@
 package io.eyrie.multicast.internal.transport;
 
+import io.eyrie.multicast.TlsConfig;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -75,16 +76,22 @@ public final class EyrieNettyRpc implements RpcType {
 
   @Override
   public RpcFactory newFactory(Parameters parameters) {
-    return new Factory(new NettyFactory(parameters), this);
+    return new Factory(new NettyFactory(parameters), this, RaftTls.of(parameters),
+        parameters == null ? 0 : RaftTls.handshakeTimeoutMs(parameters));
   }
 
+  /** Ratis's Netty factory, with TLS ({@link RaftTls}) when the parameters carry a node's. */
   private static final class Factory implements ServerFactory, ClientFactory {
     private final NettyFactory netty;
     private final RpcType type;
+    private final TlsConfig tls;
+    private final int handshakeTimeoutMs;
 
-    Factory(NettyFactory netty, RpcType type) {
+    Factory(NettyFactory netty, RpcType type, TlsConfig tls, int handshakeTimeoutMs) {
       this.netty = netty;
       this.type = type;
+      this.tls = tls;
+      this.handshakeTimeoutMs = handshakeTimeoutMs;
     }
 
     @Override
@@ -94,12 +101,23 @@ public final class EyrieNettyRpc implements RpcType {
 
     @Override
     public RaftServerRpc newRaftServerRpc(RaftServer server) {
-      return new SerializedRpc(netty.newRaftServerRpc(server), type, server);
+      RaftServerRpc rpc = netty.newRaftServerRpc(server);
+      if (tls == null) {
+        return new SerializedRpc(rpc, type, server, () -> { });
+      }
+      RaftTls.secureAccepts(rpc, tls, handshakeTimeoutMs);
+      // The proxies to peers need the server's id, which Ratis sets after making the RPC.
+      return new SerializedRpc(rpc, type, server,
+          () -> RaftTls.secureDials(rpc, server.getProperties(), tls, handshakeTimeoutMs));
     }
 
     @Override
     public RaftClientRpc newRaftClientRpc(ClientId clientId, RaftProperties properties) {
-      return netty.newRaftClientRpc(clientId, properties);
+      RaftClientRpc rpc = netty.newRaftClientRpc(clientId, properties);
+      if (tls != null) {
+        RaftTls.secureDials(rpc, properties, tls, handshakeTimeoutMs);
+      }
+      return rpc;
     }
   }
 
@@ -107,13 +125,15 @@ public final class EyrieNettyRpc implements RpcType {
     private final RaftServerRpc netty;
     private final RpcType type;
     private final RaftServer server;
+    private final Runnable beforeStart;
     private final ConcurrentHashMap<ByteString, ExecutorService> perPeer = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    SerializedRpc(RaftServerRpc netty, RpcType type, RaftServer server) {
+    SerializedRpc(RaftServerRpc netty, RpcType type, RaftServer server, Runnable beforeStart) {
       this.netty = netty;
       this.type = type;
       this.server = server;
+      this.beforeStart = beforeStart;
     }
 
     /** Runs a call-id-0 request on the peer's thread, after that peer's earlier ones. */
@@ -235,6 +255,7 @@ public final class EyrieNettyRpc implements RpcType {
 
     @Override
     public void start() throws IOException {
+      beforeStart.run();
       netty.start();
     }
 

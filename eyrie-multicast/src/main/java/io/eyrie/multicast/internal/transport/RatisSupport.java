@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
@@ -21,7 +22,6 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
@@ -170,7 +170,7 @@ public final class RatisSupport {
   public static RaftProperties serverProperties(ClusterConfig.NodeInfo node, File storage, NodeOptions o) {
     SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, new EyrieNettyRpc());
+    clientRpc(p, o.tls());
     NettyConfigKeys.Server.setHost(p, node.host());
     NettyConfigKeys.Server.setPort(p, node.raftPort());
     RaftServerConfigKeys.setStorageDir(p, List.of(storage));
@@ -197,14 +197,39 @@ public final class RatisSupport {
     return p;
   }
 
-  /** A Ratis client for one group, with a bounded retry policy so that callers see failures. */
+  /**
+   * Sets a Ratis client's RPC: Eyrie's Netty RPC, ready for TLS when {@code tls} is set (pass
+   * {@link RaftTls#parameters} to the client too).
+   */
+  public static void clientRpc(RaftProperties p, io.eyrie.multicast.TlsConfig tls) {
+    RaftConfigKeys.Rpc.setType(p, new EyrieNettyRpc());
+    if (tls != null) {
+      RaftTls.configure(p);
+    }
+  }
+
+  /**
+   * The Ratis parameters of a node's servers and clients: its TLS, if it has some ({@link
+   * RaftTls}), with the node's handshake timeout but never below the default (10 s): between
+   * nodes a handshake that times out costs a reconnection and a retry, and on a loaded machine
+   * a short timeout failed handshakes that were only slow.
+   */
+  public static Parameters parameters(NodeOptions o) {
+    return RaftTls.parameters(o.tls(), Math.max(o.tlsHandshakeTimeoutMs(), NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT));
+  }
+
+  /**
+   * A Ratis client for one group, with a bounded retry policy so that callers see failures; over
+   * TLS, as the node, if the node has TLS.
+   */
   public static RaftClient newClient(ClusterConfig cluster, GroupId g, NodeOptions o) {
     RaftProperties p = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+    clientRpc(p, o.tls());
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
     return RaftClient.newBuilder()
         .setProperties(p)
+        .setParameters(parameters(o))
         .setRaftGroup(raftGroup(cluster, g))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             Math.max(3, 2 * o.electionTimeoutMaxMs() / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
