@@ -65,6 +65,9 @@ final class StatusCommand implements Command {
     ClusterConfig cluster = Tools.view(file, tls, timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
     List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs);
+    if (!json) {
+      printGroups(out, cluster, groups); // before the client connects, which may fail
+    }
     Map<GroupId, Long> objects = new LinkedHashMap<>();
     StatusJson.Location located = null;
     if (cluster.oracle() != null && !cluster.partitions().isEmpty()) {
@@ -90,13 +93,12 @@ final class StatusCommand implements Command {
     if (json) {
       out.println(StatusJson.render(cluster, groups, objects, located, allLed));
     } else {
-      printText(out, cluster, groups, objects, located);
+      printObjects(out, objects, located);
     }
     return allLed ? 0 : 1;
   }
 
-  private static void printText(PrintStream out, ClusterConfig cluster, List<GroupStatus> groups,
-      Map<GroupId, Long> objects, StatusJson.Location located) {
+  private static void printGroups(PrintStream out, ClusterConfig cluster, List<GroupStatus> groups) {
     for (GroupStatus g : groups) {
       out.printf("%s  %s  leader %s  term %d  commit %d  (ratis group %s)%n", g.group(),
           cluster.group(g.group()).kind().name().toLowerCase(), g.leader() == 0 ? "NONE" : "n" + g.leader(),
@@ -110,6 +112,9 @@ final class StatusCommand implements Command {
         }
       }
     }
+  }
+
+  private static void printObjects(PrintStream out, Map<GroupId, Long> objects, StatusJson.Location located) {
     if (!objects.isEmpty()) {
       StringBuilder b = new StringBuilder("objects:");
       objects.forEach((p, n) -> b.append(' ').append(p).append('=').append(n == null ? "?" : n.toString()));
