@@ -73,7 +73,7 @@ public final class Client implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final Mode mode;
   private final ProxyTransport net;
-  private final LocationCache cache = new LocationCache();
+  private final LocationCache cache;
   private final ClientProxy proxy;
   private final PartitionOps ops;
 
@@ -87,6 +87,7 @@ public final class Client implements AutoCloseable {
         b.tls);
     this.timer = ClientProxy.deadlineTimer();
     this.net = new MulticastTransport(mc);
+    this.cache = new LocationCache(b.maxCachedLocations);
     this.proxy = new ClientProxy(net, oracle, mode, b.retryThreshold, b.totalTimeoutMs, timer, cache);
     this.ops = new PartitionOps(net, oracle, proxy, cache, timer);
   }
@@ -109,6 +110,11 @@ public final class Client implements AutoCloseable {
   /** Returns the cached location of an object, or null. */
   public GroupId cachedLocation(ObjId id) {
     return cache.get(id);
+  }
+
+  /** Returns about how many object locations are cached (at most {@link Builder#maxCachedLocations}). */
+  public long cachedLocations() {
+    return cache.size();
   }
 
   /**
@@ -308,6 +314,7 @@ public final class Client implements AutoCloseable {
     private CodecRegistry registry;
     private Mode mode = Mode.DSSMR;
     private int retryThreshold = 3;
+    private long maxCachedLocations = LocationCache.DEFAULT_MAX_SIZE;
     private long totalTimeoutMs = 30_000;
     private long attemptTimeoutMs;
     private io.eyrie.multicast.ResendListener resendListener;
@@ -347,6 +354,19 @@ public final class Client implements AutoCloseable {
         throw new IllegalArgumentException("retryThreshold must not be negative: " + n);
       }
       this.retryThreshold = n;
+      return this;
+    }
+
+    /**
+     * Sets the most object locations the client caches (default 1,000,000). Past it the ones
+     * least likely to be used again are evicted; a command on an evicted object consults the
+     * oracle, as for an object never seen.
+     */
+    public Builder maxCachedLocations(long n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxCachedLocations must be at least 1: " + n);
+      }
+      this.maxCachedLocations = n;
       return this;
     }
 

@@ -10,8 +10,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * A client proxy's counters ({@link Client#stats()}) as Micrometer meters: commands, moves,
- * retries, S-SMR fallbacks, multi-partition executions, oracle consults and commands that ran in
- * one partition at once. Moves, retries and fallbacks are decided by the clients, so this is
+ * retries, S-SMR fallbacks, multi-partition executions, oracle consults, commands that ran in
+ * one partition at once, and the size of its location cache. Moves, retries and fallbacks are decided by the clients, so this is
  * where an application that embeds a {@link Client} exports them.
  *
  * <pre>{@code
@@ -44,6 +44,9 @@ public final class ClientMetrics implements MeterBinder {
         ClientStats::multiPartition);
     counter(r, "eyrie.client.consults", "consults of the oracle", ClientStats::consults);
     counter(r, "eyrie.client.direct", "commands that ran in one partition at the first attempt", ClientStats::direct);
+    io.micrometer.core.instrument.Gauge.builder("eyrie.client.cached.locations", client, Client::cachedLocations)
+        .description("object locations in the client's cache (bounded by Client.Builder.maxCachedLocations)")
+        .tags(tags).register(r);
   }
 
   private void counter(MeterRegistry r, String name, String help, ToDoubleFunction<ClientStats> f) {

@@ -43,22 +43,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.metrics.MetricRegistries;
-import org.apache.ratis.metrics.MetricRegistryInfo;
-import org.apache.ratis.metrics.RatisMetricRegistry;
-import org.apache.ratis.metrics.impl.RatisMetricRegistryImpl;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Counting;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Metric;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Sampling;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,6 +61,8 @@ import org.slf4j.LoggerFactory;
  *       commit indexes: prefixed {@code ratis_}, labelled with the Ratis registry they come from);
  *   <li>{@code /ready}: 200 when every hosted group has a leader and this replica has applied
  *       every entry it knows to be committed, else 503; the body says which group is not.
+ *   <li>{@code /health}: liveness: 200 whenever this endpoint answers at all, whatever the groups
+ *       do (a node whose groups have no leader is alive but not ready).
  * </ul>
  *
  * <p>No client can stall it for the others ({@link Limits}): connections are served by one
@@ -320,9 +312,12 @@ public final class NodeHttp implements AutoCloseable {
       switch (path) {
         case "/metrics" -> {
           metrics.bindGroups(registry); // groups added to the running cluster since
-          FullHttpResponse r = response(HttpResponseStatus.OK, registry.scrape() + ratisMetrics());
+          FullHttpResponse r = response(HttpResponseStatus.OK, registry.scrape() + RatisMetricsText.scrape());
           r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
           return r;
+        }
+        case "/health" -> {
+          return response(HttpResponseStatus.OK, "alive\n");
         }
         case "/ready" -> {
           List<String> notReady = notReady();
@@ -374,59 +369,6 @@ public final class NodeHttp implements AutoCloseable {
       }
     }
     return out;
-  }
-
-  /**
-   * Ratis's metrics in Prometheus text form. Ratis keeps them in (shaded) Dropwizard registries,
-   * one per server, group and component; their names are made Prometheus-safe and the registry
-   * becomes a label so that a metric's name is the same for every group.
-   */
-  static String ratisMetrics() {
-    Map<String, List<String>> byName = new TreeMap<>();
-    for (RatisMetricRegistry r : MetricRegistries.global().getMetricRegistries()) {
-      if (!(r instanceof RatisMetricRegistryImpl impl)) {
-        continue;
-      }
-      MetricRegistryInfo info = r.getMetricRegistryInfo();
-      String base = "ratis_" + clean(info.getMetricsComponentName());
-      String label = "{registry=\"" + info.getPrefix().replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
-      for (Map.Entry<String, Metric> e : impl.getDropWizardMetricRegistry().getMetrics().entrySet()) {
-        // Ratis names a metric "ratis.<component>.<registry prefix>.<metric>": keep <metric>, so
-        // that the name is the same for every group and the group is in the label.
-        String key = e.getKey();
-        int at = key.indexOf(info.getPrefix() + ".");
-        String name = base + "_" + clean(at >= 0 ? key.substring(at + info.getPrefix().length() + 1) : key);
-        Metric m = e.getValue();
-        if (m instanceof org.apache.ratis.thirdparty.com.codahale.metrics.Gauge<?> gauge) {
-          Object v;
-          try {
-            v = gauge.getValue();
-          } catch (RuntimeException ex) {
-            continue;
-          }
-          if (v instanceof Number n) {
-            byName.computeIfAbsent(name, k -> new ArrayList<>()).add(name + label + " " + n.doubleValue());
-          }
-        } else if (m instanceof Counting c) {
-          byName.computeIfAbsent(name + "_count", k -> new ArrayList<>()).add(name + "_count" + label + " " + c.getCount());
-          if (m instanceof Sampling s) {
-            double p99 = s.getSnapshot().get99thPercentile();
-            byName.computeIfAbsent(name + "_p99", k -> new ArrayList<>()).add(name + "_p99" + label + " " + p99);
-          }
-        }
-      }
-    }
-    StringBuilder b = new StringBuilder();
-    byName.forEach((name, lines) -> {
-      b.append("# TYPE ").append(name).append(" untyped\n");
-      lines.forEach(l -> b.append(l).append('\n'));
-    });
-    return b.toString();
-  }
-
-  private static String clean(String s) {
-    String t = s.replaceAll("[^A-Za-z0-9_]", "_").replaceAll("_+", "_");
-    return t.toLowerCase(Locale.ROOT);
   }
 
   @Override

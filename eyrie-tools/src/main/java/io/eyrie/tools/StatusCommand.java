@@ -8,7 +8,9 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.GroupStatus;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -32,11 +34,12 @@ final class StatusCommand implements Command {
   @Override
   public String usage() {
     return """
-        usage: eyrie status --cluster FILE [--locate ID] [--timeout 3s] [--as NAME]
+        usage: eyrie status --cluster FILE [--locate ID] [--timeout 3s] [--format text|json] [--as NAME]
 
           --cluster FILE   the cluster file
           --locate ID      also print the partition the oracle places object ID in
           --timeout D      how long to wait for each server (default 3s)
+          --format F       text (default) or json: the same facts as one JSON object
         """ + Tools.AS_USAGE + """
 
         Per group: its Ratis group id (for ratis-shell), the leader and its term, the group's
@@ -47,7 +50,7 @@ final class StatusCommand implements Command {
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "locate", "timeout", Tools.AS);
+    return Set.of("cluster", "locate", "timeout", "format", Tools.AS);
   }
 
   @Override
@@ -55,15 +58,48 @@ final class StatusCommand implements Command {
     if (!a.positional().isEmpty()) {
       throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
     }
+    boolean json = "json".equals(a.choice("format", "text", "text", "json"));
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(3), Duration.ofMillis(100)).toMillis();
     ClusterConfig file = Tools.cluster(a);
     io.eyrie.multicast.TlsConfig tls = Tools.tls(a, file);
     ClusterConfig cluster = Tools.view(file, tls, timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
     List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs, tls);
-    boolean allLed = true;
+    if (!json) {
+      printGroups(out, cluster, groups); // before the client connects, which may fail
+    }
+    Map<GroupId, Long> objects = new LinkedHashMap<>();
+    StatusJson.Location located = null;
+    if (cluster.oracle() != null && !cluster.partitions().isEmpty()) {
+      try (Client client = Client.newBuilder().cluster(cluster).tls(tls).totalTimeoutMs(timeoutMs).build()) {
+        for (GroupId p : cluster.partitions()) {
+          try {
+            objects.put(p, client.partitionStats(p).get(timeoutMs + 1000, TimeUnit.MILLISECONDS).objects());
+          } catch (Exception e) {
+            objects.put(p, null);
+          }
+        }
+        if (locate != null) {
+          try {
+            GroupId where = client.locationOf(ObjId.valueOf(locate)).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
+            located = new StatusJson.Location(locate, where, null);
+          } catch (Exception e) {
+            located = new StatusJson.Location(locate, null, CommandLine.unwrap(e).toString());
+          }
+        }
+      }
+    }
+    boolean allLed = groups.stream().allMatch(g -> g.leader() != 0);
+    if (json) {
+      out.println(StatusJson.render(cluster, groups, objects, located, allLed));
+    } else {
+      printObjects(out, objects, located);
+    }
+    return allLed ? 0 : 1;
+  }
+
+  private static void printGroups(PrintStream out, ClusterConfig cluster, List<GroupStatus> groups) {
     for (GroupStatus g : groups) {
-      allLed &= g.leader() != 0;
       out.printf("%s  %s  leader %s  term %d  commit %d  (ratis group %s)%n", g.group(),
           cluster.group(g.group()).kind().name().toLowerCase(), g.leader() == 0 ? "NONE" : "n" + g.leader(),
           g.term(), g.commitIndex(), g.raftGroupId());
@@ -76,28 +112,21 @@ final class StatusCommand implements Command {
         }
       }
     }
-    if (cluster.oracle() != null && !cluster.partitions().isEmpty()) {
-      try (Client client = Client.newBuilder().cluster(cluster).tls(tls).totalTimeoutMs(timeoutMs).build()) {
-        StringBuilder b = new StringBuilder("objects:");
-        for (GroupId p : cluster.partitions()) {
-          try {
-            PartitionStats s = client.partitionStats(p).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
-            b.append(' ').append(p).append('=').append(s.objects());
-          } catch (Exception e) {
-            b.append(' ').append(p).append("=?");
-          }
-        }
-        out.println(b);
-        if (locate != null) {
-          try {
-            GroupId where = client.locationOf(ObjId.valueOf(locate)).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
-            out.println("object " + locate + ": " + (where == null ? "unknown to the oracle" : "in " + where));
-          } catch (Exception e) {
-            out.println("object " + locate + ": the oracle did not answer (" + CommandLine.unwrap(e) + ")");
-          }
-        }
+  }
+
+  private static void printObjects(PrintStream out, Map<GroupId, Long> objects, StatusJson.Location located) {
+    if (!objects.isEmpty()) {
+      StringBuilder b = new StringBuilder("objects:");
+      objects.forEach((p, n) -> b.append(' ').append(p).append('=').append(n == null ? "?" : n.toString()));
+      out.println(b);
+    }
+    if (located != null) {
+      String id = "object " + located.object() + ": ";
+      if (located.error() != null) {
+        out.println(id + "the oracle did not answer (" + located.error() + ")");
+      } else {
+        out.println(id + (located.partition() == null ? "unknown to the oracle" : "in " + located.partition()));
       }
     }
-    return allLed ? 0 : 1;
   }
 }

@@ -11,9 +11,6 @@ import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,11 +95,6 @@ class PartitionCommandTest {
   }
 
   private static String[] run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = EyrieMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8)};
+    return EyrieRuns.run(args);
   }
 }

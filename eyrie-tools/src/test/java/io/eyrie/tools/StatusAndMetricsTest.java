@@ -62,6 +62,8 @@ class StatusAndMetricsTest {
           }
           assertTrue(clientRegistry.scrape().contains("eyrie_client_commands_total{client=\"test\"} 6.0"),
               clientRegistry.scrape());
+          assertTrue(clientRegistry.scrape().contains("eyrie_client_cached_locations{client=\"test\"} "),
+              clientRegistry.scrape());
         }
         Path file = dir.resolve("cluster.conf");
         Files.writeString(file, c.cluster().toText());

@@ -1,5 +1,7 @@
 package io.eyrie.core.internal;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.protocol.Locations;
 import io.eyrie.core.protocol.Prophecy;
@@ -8,17 +10,41 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Owns a client proxy's location cache: the partition where the proxy last learned each object
  * is, and how many commands found all their objects there. A stale entry costs only a retry.
- * Thread-safe.
+ * Bounded: past {@link #maxSize()} objects Caffeine evicts the ones least likely to be used
+ * again, and a command on an evicted object is a miss, which consults the oracle as for an
+ * object never seen. Eviction runs on the thread that writes (no background thread), so the
+ * size is back within the bound when a write returns. Thread-safe.
  */
 public final class LocationCache {
-  private final ConcurrentHashMap<ObjId, GroupId> where = new ConcurrentHashMap<>();
+  /** The default bound: a million objects (some 100 MB at most). */
+  public static final long DEFAULT_MAX_SIZE = 1_000_000;
+
+  private final long maxSize;
+  private final Cache<ObjId, GroupId> where;
   private final AtomicLong hits = new AtomicLong();
+
+  /** Creates a cache of {@link #DEFAULT_MAX_SIZE} objects at most. */
+  public LocationCache() {
+    this(DEFAULT_MAX_SIZE);
+  }
+
+  /**
+   * Creates a cache.
+   *
+   * @param maxSize the most objects it holds, at least 1
+   */
+  public LocationCache(long maxSize) {
+    if (maxSize < 1) {
+      throw new IllegalArgumentException("the location cache must hold at least one object, got " + maxSize);
+    }
+    this.maxSize = maxSize;
+    this.where = Caffeine.newBuilder().maximumSize(maxSize).executor(Runnable::run).build();
+  }
 
   /**
    * Returns what the cache says of a command's objects, as a prophecy with status RETRY: their
@@ -31,7 +57,7 @@ public final class LocationCache {
   public Prophecy lookup(Collection<ObjId> ids, boolean onePartition) {
     TreeMap<ObjId, GroupId> found = new TreeMap<>();
     for (ObjId id : ids) {
-      GroupId g = where.get(id);
+      GroupId g = where.getIfPresent(id);
       if (g == null) {
         return null;
       }
@@ -51,7 +77,7 @@ public final class LocationCache {
 
   /** Returns the cached partition of an object, or null. */
   public GroupId get(ObjId id) {
-    return where.get(id);
+    return where.getIfPresent(id);
   }
 
   /** Caches that objects are in a partition. */
@@ -66,11 +92,21 @@ public final class LocationCache {
 
   /** Forgets the given objects' locations. */
   public void remove(Collection<ObjId> ids) {
-    ids.forEach(where::remove);
+    where.invalidateAll(ids);
   }
 
   /** Forgets every location. */
   public void clear() {
-    where.clear();
+    where.invalidateAll();
+  }
+
+  /** Returns about how many objects are cached (Caffeine's estimate: exact once writes settle). */
+  public long size() {
+    return where.estimatedSize();
+  }
+
+  /** Returns the most objects it holds. */
+  public long maxSize() {
+    return maxSize;
   }
 }
