@@ -27,7 +27,8 @@ final class NodeCommand implements Subcommand {
   @Override
   public String usage() {
     return """
-        usage: chirper node --cluster FILE --id N [--data DIR] [--metrics-port P]
+        usage: chirper node --cluster FILE --id N [--conf FILE] [--data DIR] [--metrics-port P]
+                            [--insecure] [--print-conf]
 
           --cluster FILE   the cluster file, e.g. conf/chirper-3.conf
           --id N           this node's id in the file
@@ -37,6 +38,8 @@ final class NodeCommand implements Subcommand {
           --metrics-port P serve /metrics and /ready on this port (default: the
                            node line's metrics=P in the cluster file; none if neither)
           --insecure       start without TLS although the node's address is not loopback
+          --conf FILE      the node's tunables, as for eyrie node (conf/node.properties lists them)
+          --print-conf     print the effective configuration and exit without starting
 
         The node runs until it is stopped; on Ctrl-C or kill it first hands the leadership of
         its groups to other nodes (kill -9 is fine too: it recovers from DIR). It is
@@ -55,6 +58,9 @@ final class NodeCommand implements Subcommand {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+    if (NodeLauncher.printConf(a, "data/chirper-node-", NodeOptions.defaults(), out)) {
+      return 0;
+    }
     NodeLauncher.start(a, new ChirperService().get(), "data/chirper-node-", NodeOptions.defaults(), out).awaitClose();
     return 0;
   }

@@ -25,7 +25,8 @@ final class NodeCommand implements Command {
   @Override
   public String usage() {
     return """
-        usage: eyrie node --cluster FILE --id N --service CLASS [--data DIR] [--metrics-port P] [--insecure]
+        usage: eyrie node --cluster FILE --id N --service CLASS [--conf FILE] [--data DIR] [--metrics-port P]
+                          [--insecure] [--print-conf]
 
           --cluster FILE     the cluster file
           --id N             this node's id in the file
@@ -39,6 +40,13 @@ final class NodeCommand implements Command {
                              metrics=P in the cluster file; none if neither)
           --insecure         start without TLS although the node's address is not loopback
                              (anyone who reaches its client port may send anything)
+          --conf FILE        the node's tunables (election timeout, snapshot threshold, client
+                             limits, TLS files, ...), Java properties; conf/node.properties lists
+                             every key with its default. A flag wins over the file, the file
+                             over the cluster file's metrics=P and tls lines and the defaults
+          --print-conf       print every key's effective value and where it came from (default,
+                             cluster file, conf file, flag), then exit 0 without starting
+                             (--service is not needed)
 
         With a line 'tls DIR' in the cluster file the client port runs mutual TLS with the
         certificates of eyrie certs --out DIR (this node's: DIR/node-N.pem and its key).
@@ -59,6 +67,9 @@ final class NodeCommand implements Command {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
+    if (NodeLauncher.printConf(a, "data/node-", NodeOptions.defaults(), out)) {
+      return 0;
+    }
     Service service = load(a.required("service"));
     NodeLauncher.start(a, service, "data/node-", NodeOptions.defaults(), out).awaitClose();
     return 0;

@@ -30,10 +30,10 @@ public final class NodeLauncher {
 
   /**
    * The options of every node launcher's command line, each with a value: {@code --cluster FILE},
-   * {@code --id N}, {@code --data DIR} ({@code --storage} is another name) and
-   * {@code --metrics-port P}.
+   * {@code --id N}, {@code --conf FILE} (the node's configuration file, {@link NodeConfigKeys}),
+   * {@code --data DIR} ({@code --storage} is another name) and {@code --metrics-port P}.
    */
-  public static final Set<String> OPTIONS = Set.of("cluster", "id", "data", "metrics-port");
+  public static final Set<String> OPTIONS = Set.of("cluster", "id", "conf", "data", "metrics-port");
 
   /**
    * The valued options of a launcher that takes more than {@link #OPTIONS}.
@@ -49,9 +49,10 @@ public final class NodeLauncher {
 
   /**
    * The switches of every node launcher's command line: {@code --insecure} lets a node without
-   * TLS start on an address that is not loopback.
+   * TLS start on an address that is not loopback; {@code --print-conf} prints the effective
+   * configuration instead of starting ({@link #printConf}).
    */
-  public static final Set<String> SWITCHES = Set.of("insecure");
+  public static final Set<String> SWITCHES = Set.of("insecure", "print-conf");
 
   /** How long each leadership transfer may take at shutdown. */
   static final Duration HANDOFF_TIMEOUT = Duration.ofSeconds(3);
@@ -66,49 +67,60 @@ public final class NodeLauncher {
 
   /**
    * Starts a node from a launcher's command line ({@link #OPTIONS}; no positional arguments):
-   * the node {@code --id} of the {@code --cluster} file, its storage in {@code --data} (default
-   * {@code dataPrefix} followed by the id), and {@code /metrics} on {@code --metrics-port} (default
-   * the node line's {@code metrics=P}; none if neither). With a {@code tls DIR} line in the
-   * cluster file the client port runs mutual TLS with {@code DIR/node-ID.pem}; without one, a
-   * node whose address is not loopback starts only with {@code --insecure}.
+   * the node {@code --id} of the {@code --cluster} file, with the tunables of the {@code --conf}
+   * file ({@link NodeConfigKeys}; a flag wins over the file, the file over the cluster file and
+   * the defaults): its storage in {@code data.dir} or {@code --data} (default {@code dataPrefix}
+   * followed by the id), and {@code /metrics} on {@code metrics.port} or {@code --metrics-port}
+   * (default the node line's {@code metrics=P}; none if neither). With a {@code tls DIR} line in
+   * the cluster file (or {@code tls.dir}) the client port runs mutual TLS with {@code
+   * DIR/node-ID.pem}; without TLS, a node whose address is not loopback starts only with {@code
+   * --insecure} ({@code tls.insecure}).
    *
    * @param a the parsed command line
    * @param app the service the node hosts
    * @param dataPrefix the default storage directory, without the node's id
-   * @param options the node's options
+   * @param options the node's options, under the file's and the flags' values
    * @param out where the start-up lines go
    * @return the running launcher
-   * @throws Args.UsageException if the command line names no node of the cluster file
+   * @throws Args.UsageException if the command line names no node of the cluster file, or a
+   *     key or value of the configuration is wrong
    * @throws IOException if the node or the endpoint cannot start
    */
   public static NodeLauncher start(Args a, NodeApp app, String dataPrefix, NodeOptions options, PrintStream out)
       throws Args.UsageException, IOException {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
-    ClusterConfig cluster = Tools.cluster(a);
-    int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
-    if (id < 0) {
-      throw new Args.UsageException("option --id is required");
-    }
-    if (!cluster.nodes().containsKey(id)) {
-      throw new Args.UsageException("the cluster file has no node " + id + " (nodes " + cluster.nodes().keySet() + ")");
-    }
-    Path data = Path.of(a.string("data", dataPrefix + id)).toAbsolutePath().normalize();
-    int port = a.integer("metrics-port", cluster.metricsPort(id), 0, 65535);
-    NodeOptions o = options;
+    NodeConf conf = NodeConf.resolve(a, dataPrefix);
+    NodeOptions o = conf.options(options);
     try {
-      if (cluster.tlsDir() != null) {
-        o = o.toBuilder().tls(cluster.tls("node-" + id)).build();
-      }
-      if (a.flag("insecure")) {
-        o = o.toBuilder().insecure(true).build();
-      }
-      return start(cluster, id, data, app, o, port, out);
+      return start(conf.cluster(), conf.id(), conf.dataDir(), app, o, conf.metricsPort(), out);
     } catch (IllegalArgumentException e) {
-      // A certificate file that is missing or wrong, or no TLS off loopback: one line.
+      // No TLS off loopback: one line.
       throw new Args.UsageException(e.getMessage());
     }
+  }
+
+  /**
+   * With {@code --print-conf}, prints the effective configuration that {@link #start(Args,
+   * NodeApp, String, NodeOptions, PrintStream)} would start the node with: every key of {@link
+   * NodeConfigKeys}, its value and whether it came from the default, the cluster file, the
+   * {@code --conf} file or a flag. The values are checked (and the TLS files read) as for a start.
+   *
+   * @param a the parsed command line
+   * @param dataPrefix the default storage directory, without the node's id
+   * @param options the node's options
+   * @param out where to print
+   * @return true if {@code --print-conf} was given (and the configuration printed): the launcher
+   *     then exits 0 without starting the node
+   * @throws Args.UsageException for a wrong command line or configuration file, in one line
+   */
+  public static boolean printConf(Args a, String dataPrefix, NodeOptions options, PrintStream out)
+      throws Args.UsageException {
+    if (!a.flag("print-conf")) {
+      return false;
+    }
+    NodeConf conf = NodeConf.resolve(a, dataPrefix);
+    conf.options(options);
+    conf.print(out);
+    return true;
   }
 
   /**

@@ -51,6 +51,7 @@ final class NodeCommand implements io.eyrie.tools.Command {
     return """
         usage: JepsenNode --cluster FILE --id N --service register|kv|bank --data DIR
                           [--unsafe-reads [PORT]] [--snapshot-threshold ENTRIES] [--metrics-port P]
+                          [--conf FILE] [--insecure] [--print-conf]
 
           --cluster FILE               the cluster file
           --id N                       this node's id in the file
@@ -64,6 +65,8 @@ final class NodeCommand implements io.eyrie.tools.Command {
           --metrics-port P             serve /metrics and /ready on this port
           --insecure                   start without TLS on an address that is not loopback
                                        (the harness's private network namespaces)
+          --conf FILE                  the node's tunables, as for eyrie node
+          --print-conf                 print the effective configuration and exit
 
         The node runs until it is killed, like eyrie node.""";
   }
@@ -92,12 +95,12 @@ final class NodeCommand implements io.eyrie.tools.Command {
     JepsenNode.UnsafeReads view = unsafe;
     Service service = view == null ? JepsenNode.service(name)
         : JepsenNode.service(() -> new JepsenNode.RegisterServer(view));
-    NodeOptions.Builder options = NodeOptions.newBuilder();
-    if (a.has("snapshot-threshold")) {
-      // Low, so that some restarts load a snapshot and others, before the first one, replay the log.
-      options.snapshotThreshold(a.longValue("snapshot-threshold", 0));
+    // --snapshot-threshold (low, so that some restarts load a snapshot and others, before the
+    // first one, replay the log) is the flag of the key raft.snapshot.threshold: the launcher applies it.
+    if (NodeLauncher.printConf(a, "data/node-", NodeOptions.defaults(), out)) {
+      return 0;
     }
-    NodeLauncher node = NodeLauncher.start(a, service, "data/node-", options.build(), out);
+    NodeLauncher node = NodeLauncher.start(a, service, "data/node-", NodeOptions.defaults(), out);
     if (unsafe != null) {
       String host = node.node().cluster().node(node.node().id()).host();
       unsafe.serve(host, unsafePort);
