@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
@@ -34,6 +33,8 @@ final class LeaderExchanges implements AutoCloseable {
   /** Runs the exchanges' steps and the components received, off the apply and Ratis threads. */
   private final ScheduledExecutorService exchangeRunner;
   private volatile boolean closed;
+  /** Flushes of the exchanges, one queued at a time per group. */
+  private final Coalescing<GroupId> flushes;
 
   LeaderExchanges(int nodeId, Codec codec, GroupQueries queries, Function<GroupId, RaftServer.Division> divisions,
       Function<GroupId, GroupStateMachine> machines, Function<GroupId, Submitter> submitters) {
@@ -47,6 +48,7 @@ final class LeaderExchanges implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    this.flushes = new Coalescing<>(exchangeRunner, "exchange flush");
   }
 
   /** Creates the exchange of a group this node hosts. */
@@ -181,26 +183,12 @@ final class LeaderExchanges implements AutoCloseable {
     }
   }
 
-  private final Map<GroupId, AtomicBoolean> flushScheduled = new ConcurrentHashMap<>();
-
   private void flushLater(GroupId g, Exchange x) {
-    AtomicBoolean flag = flushScheduled.computeIfAbsent(g, k -> new AtomicBoolean());
-    if (closed || !flag.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      exchangeRunner.execute(() -> {
-        flag.set(false);
-        try {
-          x.flush(machines.apply(g).view(), System.nanoTime());
-        } catch (RuntimeException e) {
-          LOG.warn("{}: exchange flush failed: {}", g, e.toString());
-        }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      flag.set(false);
+    if (!closed) {
+      flushes.request(g, () -> x.flush(machines.apply(g).view(), System.nanoTime()));
     }
   }
+
 
   /** Components another group sent to this node's replica of {@code g} (a push, or a pull's answer). */
   public void componentsFor(GroupId g, List<Wire.Component> list) {

@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
@@ -41,7 +40,8 @@ public final class NodeChannels implements AutoCloseable {
   private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
   private final Map<GroupId, RaftServer.Division> divisions = new ConcurrentHashMap<>();
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
-  private final Map<ChannelSender, AtomicBoolean> scheduled = new ConcurrentHashMap<>();
+  /** Pumps of the channel senders, one queued at a time per sender. */
+  private final Coalescing<ChannelSender> pumpRuns;
   private final ScheduledExecutorService ticker;
   private final ExecutorService pumps;
   /** The unlogged side of design 4.3.1: the exchanges of the hosted groups and the gate's questions. */
@@ -72,6 +72,7 @@ public final class NodeChannels implements AutoCloseable {
     this.queries = new GroupQueries(() -> this.cluster, options, divisions::get);
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
+    this.pumpRuns = new Coalescing<>(pumps, "channel pump");
     this.exchanges = new LeaderExchanges(nodeId, codec, queries, divisions::get, machines, g -> submitter(g));
   }
 
@@ -218,23 +219,11 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   private void schedule(ChannelSender s) {
-    AtomicBoolean flag = scheduled.computeIfAbsent(s, k -> new AtomicBoolean());
-    if (closed || !flag.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      pumps.execute(() -> {
-        flag.set(false);
-        try {
-          s.pump(false);
-        } catch (RuntimeException e) {
-          LOG.warn("channel pump failed: {}", e.toString());
-        }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      flag.set(false);
+    if (!closed) {
+      pumpRuns.request(s, () -> s.pump(false));
     }
   }
+
 
   /**
    * Submits a client's start to every destination group's log (design 4.3.1, rule 1: only a
