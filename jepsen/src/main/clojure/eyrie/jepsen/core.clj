@@ -269,9 +269,12 @@
                     (try (client/setup! c test) (finally (client/close! c test))))
                 nemesis (nemesis-for test)
                 test (assoc test :nemesis-invoke (:nemesis-invoke nemesis) :start-nanos (System/nanoTime))]
-            (try
-              (reset! history (runner/run! test (generator test workload nemesis)))
-              (finally ((:teardown! nemesis))))
+            ;; history.edn grows while the test runs (a killed run leaves what it had); it is
+            ;; written again in full below.
+            (with-open [stream (io/writer (io/file (:store test) "history.edn"))]
+              (try
+                (reset! history (runner/run! (assoc test :history-out stream) (generator test workload nemesis)))
+                (finally ((:teardown! nemesis)))))
             (util/log "history:" (count @history) "ops;" (pr-str (frequencies (map (juxt :type :f) (filter h/client-op? @history)))))
             (h/write-history! (io/file (:store test) "history.edn") @history)
             (stop!)

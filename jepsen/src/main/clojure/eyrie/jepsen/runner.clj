@@ -11,6 +11,7 @@
   (:refer-clojure :exclude [run!])
   (:require [eyrie.jepsen.client :as client]
             [eyrie.jepsen.generator :as gen]
+            [eyrie.jepsen.history :as h]
             [eyrie.jepsen.util :as util])
   (:import (java.util.concurrent LinkedBlockingQueue TimeUnit)))
 
@@ -68,7 +69,9 @@
 (defn run!
   "Runs `generator` for `test` and returns the history (a vector of ops). The test map needs
   :concurrency, :nodes, :client (an `eyrie.jepsen.client/Client`), :start-nanos and, when the
-  generator emits nemesis ops, :nemesis-invoke (fn [test op] -> completion)."
+  generator emits nemesis ops, :nemesis-invoke (fn [test op] -> completion). With
+  :history-out (a java.io.Writer), every op is also written there as it is recorded, one EDN
+  line each, and flushed: a run that is killed leaves the history it had."
   [test generator]
   (let [c (:concurrency test)
         threads (conj (vec (range c)) :nemesis)
@@ -88,6 +91,9 @@
                                op (assoc op :index (.size history) :time t)]
                            (aset last-time 0 t)
                            (.add history op)
+                           (when-let [^java.io.Writer w (:history-out test)]
+                             (h/write-op! w op)
+                             (.flush w))
                            op))]
     (try
       (loop [g generator

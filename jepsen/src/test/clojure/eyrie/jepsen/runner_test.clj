@@ -1,5 +1,7 @@
 (ns eyrie.jepsen.runner-test
-  (:require [clojure.test :refer [deftest is testing]]
+  (:require [clojure.edn]
+            [clojure.string]
+            [clojure.test :refer [deftest is testing]]
             [eyrie.jepsen.client :as client]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.history :as h]
@@ -28,9 +30,10 @@
     (teardown! [_ _])
     (close! [_ _])))
 
-(defn- run [stale?]
-  (let [test {:concurrency 4 :nodes ["n1"] :start-nanos (System/nanoTime) :key-count 4 :seed 11
-              :ops-per-key 40 :move-share 0}
+(defn- run [stale? & [out]]
+  (let [test (cond-> {:concurrency 4 :nodes ["n1"] :start-nanos (System/nanoTime) :key-count 4 :seed 11
+                      :ops-per-key 40 :move-share 0}
+               out (assoc :history-out out))
         state (atom {}) stale (atom {})
         test (assoc test :client (memory-client state stale stale?)
                     :nemesis-invoke (fn [_ op] (assoc op :value :did-nothing)))]
@@ -67,3 +70,12 @@
     (is (re-find #"boom" (:error crash)))
     (is (= 1 (:process (last (filter #(= :invoke (:type %)) hist)))))
     (is (= :ok (:type (last hist))))))
+
+(deftest the-history-is-streamed-as-it-is-recorded
+  ;; Every op reaches :history-out as it is recorded, in order: a killed run leaves its history.
+  (let [out (java.io.StringWriter.)
+        [_ hist] (run false out)
+        streamed (mapv clojure.edn/read-string (clojure.string/split-lines (str out)))]
+    (is (= (count hist) (count streamed)))
+    (is (= (map :index hist) (map :index streamed)))
+    (is (= (map (juxt :process :type :f :time) hist) (map (juxt :process :type :f :time) streamed)))))
