@@ -42,6 +42,7 @@ final class GraphSetup {
   private final int inFlight;
   private final Duration timeout;
   private final AtomicInteger timeouts = new AtomicInteger();
+  private java.io.PrintStream progress;
 
   /**
    * Creates a setup.
@@ -54,6 +55,12 @@ final class GraphSetup {
     this.clients = clients;
     this.inFlight = inFlight;
     this.timeout = timeout;
+  }
+
+  /** Prints a progress line to {@code out} every two seconds while users and follows are created. */
+  GraphSetup progressTo(java.io.PrintStream out) {
+    this.progress = out;
+    return this;
   }
 
   /**
@@ -70,11 +77,11 @@ final class GraphSetup {
     AtomicInteger created = new AtomicInteger();
     AtomicInteger existed = new AtomicInteger();
     int users = g.params().users();
-    runAll(users, deadline, i -> c -> c.createUser(i, g.community(i)), r -> {
+    runAll("setup: users", users, deadline, i -> c -> c.createUser(i, g.community(i)), r -> {
       (r.isOk() ? created : existed).incrementAndGet();
     });
     List<long[]> edges = g.follows();
-    runAll(edges.size(), deadline, i -> c -> c.follow(edges.get(i)[0], edges.get(i)[1]), r -> {
+    runAll("setup: follows", edges.size(), deadline, i -> c -> c.follow(edges.get(i)[0], edges.get(i)[1]), r -> {
       if (!r.isOk()) {
         throw new IllegalStateException("follow refused: " + r.reason());
       }
@@ -87,9 +94,10 @@ final class GraphSetup {
     void accept(Reply r) throws Exception;
   }
 
-  private void runAll(int n, long deadline, IntFunction<Function<ChirperClient, CompletableFuture<Reply>>> cmd,
-      Check check) throws Exception {
+  private void runAll(String what, int n, long deadline,
+      IntFunction<Function<ChirperClient, CompletableFuture<Reply>>> cmd, Check check) throws Exception {
     Semaphore permits = new Semaphore(inFlight);
+    LoadProgress line = progress == null ? null : new LoadProgress(progress, what, n);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     for (int i = 0; i < n && failure.get() == null; i++) {
       if (!permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -107,6 +115,9 @@ final class GraphSetup {
         } catch (Exception ex) {
           failure.compareAndSet(null, ex);
         } finally {
+          if (line != null) {
+            line.advance();
+          }
           permits.release();
         }
       });

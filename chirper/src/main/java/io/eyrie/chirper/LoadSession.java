@@ -119,7 +119,7 @@ final class LoadSession {
       if (o.setup()) {
         out.printf(Locale.ROOT, "setup: %d users in %d communities, %d follows ...%n", o.users(), o.communities(),
             graph.follows().size());
-        setup = new GraphSetup(clients, SETUP_IN_FLIGHT, Duration.ofMinutes(10)).run(graph);
+        setup = new GraphSetup(clients, SETUP_IN_FLIGHT, Duration.ofMinutes(10)).progressTo(out).run(graph);
         out.printf(Locale.ROOT, "setup: done in %.1f s (%d users created, %d existed; %d follows; %d moves;"
             + " %d timed out and sent again)%n", setup.took().toMillis() / 1000.0, setup.created(), setup.existed(),
             setup.follows(), setup.stats().moves(), setup.timeouts());
