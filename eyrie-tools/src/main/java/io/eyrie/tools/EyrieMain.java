@@ -33,12 +33,19 @@ public final class EyrieMain {
    * @param args the command line
    */
   public static void main(String[] args) {
-    // The programs' logging: INFO from Eyrie, warnings from Ratis without its expected noise.
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "eyrie-logback.xml");
+    // The programs' logging: INFO from Eyrie, warnings from Ratis without its expected noise;
+    // --log-level and --log-format change it before the first logger exists.
+    LogOptions.Parsed log;
+    try {
+      log = LogOptions.parse(args);
+    } catch (Args.UsageException e) {
+      System.err.println("eyrie: " + e.getMessage());
+      System.exit(2);
+      return;
     }
+    LogOptions.apply(log);
     io.eyrie.multicast.Node.prepareJvm();
-    System.exit(run(args, System.out, System.err));
+    System.exit(run(log.rest().toArray(new String[0]), System.out, System.err));
   }
 
   /**
