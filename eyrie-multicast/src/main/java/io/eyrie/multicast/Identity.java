@@ -170,6 +170,39 @@ public record Identity(String name, Role role) {
     return of(session.getPeerCertificates());
   }
 
+  /**
+   * Returns the top 32 bits of every client id ({@link MsgId#client()}) this identity may send
+   * under with mutual TLS: the first 4 bytes, big-endian, of the SHA-256 of {@code role:name} in
+   * UTF-8 (for example of {@code client:app}). A {@link MulticastClient} with TLS takes them as
+   * its incarnation id's top bits and picks the low 32 bits at random; a node refuses a multicast
+   * from a {@code client} or {@code admin} peer whose id has other top bits, so that nobody can
+   * resend, supersede or expire another identity's commands. Nothing is stored: every node
+   * computes the tag from the peer's certificate.
+   *
+   * @return the tag
+   */
+  public int clientIdTag() {
+    try {
+      byte[] h = java.security.MessageDigest.getInstance("SHA-256")
+          .digest((role.label() + ":" + name).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.nio.ByteBuffer.wrap(h).getInt();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  /**
+   * Returns true if this identity may send messages under the client id: a node under any id
+   * (nodes already replicate every client's messages), any other role under the ids whose top 32
+   * bits are its {@link #clientIdTag()}.
+   *
+   * @param clientId a client incarnation id
+   * @return whether this identity may use it
+   */
+  public boolean mayUseClientId(long clientId) {
+    return role == Role.NODE || (int) (clientId >>> 32) == clientIdTag();
+  }
+
   /** Returns {@code name (role)}, for example {@code app (client)}. */
   @Override
   public String toString() {

@@ -56,17 +56,23 @@ public final class MulticastClient implements AutoCloseable {
   private MulticastClient(Builder b) {
     this.cluster = Objects.requireNonNull(b.cluster, "cluster");
     this.codec = new Codec(b.registry == null ? CodecRegistry.empty() : b.registry);
-    this.clientId = b.clientId != 0 ? b.clientId : randomClientId();
+    this.clientId = b.clientId != 0 ? b.clientId : randomClientId(b.tls);
     this.io = new NioEventLoopGroup(2, new DefaultThreadFactory("eyrie-client-" + Long.toHexString(clientId), true));
     this.dispatcher = new CallDispatcher(cluster, codec, b.attemptTimeoutMs, b.totalTimeoutMs, io, unfinished::remove,
         b.resendListener, b.tls);
   }
 
-  private static long randomClientId() {
+  /**
+   * A new incarnation id: random and nonzero; with TLS its top 32 bits are the identity's
+   * {@link Identity#clientIdTag()} (nodes refuse other ids from a client or admin identity) and
+   * only the low 32 bits are random.
+   */
+  private static long randomClientId(TlsConfig tls) {
     SecureRandom rnd = new SecureRandom();
     long id;
     do {
-      id = rnd.nextLong();
+      id = tls == null ? rnd.nextLong()
+          : (long) tls.identity().clientIdTag() << 32 | (rnd.nextInt() & 0xFFFF_FFFFL);
     } while (id == 0);
     return id;
   }
@@ -356,8 +362,10 @@ public final class MulticastClient implements AutoCloseable {
     }
 
     /**
-     * Sets the client incarnation id (default: a random nonzero value). Two live clients must
-     * never share an id, and a restarted client must not reuse its old one.
+     * Sets the client incarnation id (default: a random nonzero value; with {@link #tls} its top
+     * 32 bits are the identity's {@link Identity#clientIdTag()}). Two live clients must never
+     * share an id, and a restarted client must not reuse its old one. With TLS, {@link #build()}
+     * refuses an id the identity may not use ({@link Identity#mayUseClientId}).
      *
      * @param id the id, nonzero
      * @return this builder
@@ -383,6 +391,11 @@ public final class MulticastClient implements AutoCloseable {
       if (attemptTimeoutMs <= 0 || totalTimeoutMs <= 0) {
         throw new IllegalArgumentException("timeouts must be positive: attempt " + attemptTimeoutMs
             + " ms, total " + totalTimeoutMs + " ms");
+      }
+      if (tls != null && clientId != 0 && !tls.identity().mayUseClientId(clientId)) {
+        throw new IllegalArgumentException("client id " + String.format("%016x", clientId) + " is not one of identity "
+            + tls.identity() + "'s: with TLS its top 32 bits must be "
+            + String.format("%08x", tls.identity().clientIdTag()) + " (Identity.clientIdTag)");
       }
       return new MulticastClient(this);
     }

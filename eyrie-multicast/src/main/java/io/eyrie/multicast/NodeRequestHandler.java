@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * port, a request whose decoded payload needs a role the peer's identity lacks is refused with
  * {@link Status#FORBIDDEN} before it is submitted: Eyrie's group changes ({@link
  * ClusterAdmin#addGroup}) need an admin, the application's requests what {@link
- * NodeApp#requiredRole} says; a node may send everything.
+ * NodeApp#requiredRole} says; a node may send everything. A client's or an admin's multicast must
+ * also carry a client id of its own ({@link Identity#mayUseClientId}), or it is refused the same
+ * way.
  */
 final class NodeRequestHandler implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRequestHandler.class);
@@ -116,6 +118,13 @@ final class NodeRequestHandler implements RequestHandler {
     Wire.Start s = request.start();
     if (s == null || s.id() == null || s.dests() == null || s.replyGroup() == null || s.payload() == null) {
       return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "incomplete request", 0));
+    }
+    if (peer != null && !peer.mayUseClientId(s.id().client())) {
+      // The id (and the watermark, which is the same client's) belongs to another identity: a
+      // resend, a new attempt or a watermark under it could take over or expire its commands.
+      return CompletableFuture.completedFuture(error(Status.FORBIDDEN, "forbidden: identity " + peer
+          + " may not send for client id " + String.format("%016x", s.id().client()) + ": its client ids start with "
+          + String.format("%08x", peer.clientIdTag()) + " (the top 32 bits, bound to its certificate)", 0));
     }
     ReplyRouter router = host.router(s.replyGroup());
     if (router == null) {

@@ -59,6 +59,19 @@ class ClientTlsConfigTest {
   }
 
   @Test
+  void anIdentitysClientIdTagIsTheFirstFourBytesOfTheSha256OfRoleAndName() {
+    // sha256("client:app") = 0417fab2..., sha256("admin:app") = 90556cfe...: fixed, since every
+    // node and every client library must compute the same tag.
+    Identity app = new Identity("app", Identity.Role.CLIENT);
+    assertEquals(0x0417fab2, app.clientIdTag());
+    assertEquals(0x90556cfe, new Identity("app", Identity.Role.ADMIN).clientIdTag(), "the role is in the hash");
+    assertTrue(app.mayUseClientId(0x0417fab2_00000001L) && app.mayUseClientId(0x0417fab2_ffffffffL));
+    assertFalse(app.mayUseClientId(0x90556cfe_00000001L), "not the admin's of the same name");
+    assertFalse(app.mayUseClientId(0x0000_0001_0417_fab2L), "the tag is the top bits");
+    assertTrue(new Identity("node-1", Identity.Role.NODE).mayUseClientId(0x90556cfe_00000001L), "a node may use any");
+  }
+
+  @Test
   void aNodeOffLoopbackStartsOnlyWithTlsOrInsecure(@TempDir Path dir) {
     // 192.0.2.1 is TEST-NET-1: not loopback. The check comes before anything binds.
     ClusterConfig off = ClusterConfig.parse("node 1 192.0.2.1 raft=7101 client=7201\ngroup p0 partition 1\n");

@@ -1,6 +1,10 @@
 package io.eyrie.multicast.testing;
 
 import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.Status;
+import io.eyrie.multicast.internal.Wire;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -75,6 +79,41 @@ public final class RawConnection implements AutoCloseable {
     out.writeInt(body.length);
     out.write(body);
     out.flush();
+  }
+
+  /**
+   * Sends a multicast request frame as a client would, with any id: for tests of what a node
+   * accepts from whom (modules other than eyrie-multicast cannot name its internal frames).
+   *
+   * @param id the message's id
+   * @param dests the destinations, ascending
+   * @param replyGroup the destination that answers
+   * @param payload the payload, encoded
+   * @param watermark the client's watermark
+   */
+  public void sendMulticast(MsgId id, GroupId[] dests, GroupId replyGroup, byte[] payload, long watermark)
+      throws IOException {
+    send(new Wire.ClientRequest(1, new Wire.Start(id, dests, replyGroup, payload, watermark)));
+  }
+
+  /**
+   * The status of a reply frame {@link #receive} returned, or null if it is not one.
+   *
+   * @param reply a received frame
+   * @return its status, or null
+   */
+  public static Status status(Object reply) {
+    return reply instanceof Wire.ClientReply r ? r.status() : null;
+  }
+
+  /**
+   * The error message of a reply frame {@link #receive} returned, or null.
+   *
+   * @param reply a received frame
+   * @return its error, or null
+   */
+  public static String error(Object reply) {
+    return reply instanceof Wire.ClientReply r ? r.error() : null;
   }
 
   /** Sends bytes as they are (no length prefix). */
