@@ -2,9 +2,15 @@ package io.eyrie.multicast.internal.replication;
 
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -86,7 +92,7 @@ final class LeaderExchanges implements AutoCloseable {
       askLeader(to, q).thenAcceptAsync(answer -> {
         Object a = codec.decode(answer);
         if (a instanceof Wire.Component[] cs) {
-          componentsFor(self, java.util.Arrays.asList(cs));
+          componentsFor(self, Arrays.asList(cs));
         }
       }, exchangeRunner).exceptionally(e -> {
         LOG.debug("{}: components to {} failed: {}", self, to, e.toString());
@@ -110,13 +116,13 @@ final class LeaderExchanges implements AutoCloseable {
    * otherwise through a Ratis read that the leader answers from its applied state, without a
    * ReadIndex round (the answers are facts of committed state, design 4.3.1 rule 3).
    */
-  private java.util.concurrent.CompletableFuture<byte[]> askLeader(GroupId g, byte[] q) {
+  private CompletableFuture<byte[]> askLeader(GroupId g, byte[] q) {
     RaftServer.Division d = divisions.apply(g);
     if (d != null && d.getInfo().isLeader()) {
       try {
-        return java.util.concurrent.CompletableFuture.completedFuture(machines.apply(g).queryLocally(q));
+        return CompletableFuture.completedFuture(machines.apply(g).queryLocally(q));
       } catch (RuntimeException e) {
-        return java.util.concurrent.CompletableFuture.failedFuture(e);
+        return CompletableFuture.failedFuture(e);
       }
     }
     return queries.queryUnordered(g, q);
@@ -136,46 +142,46 @@ final class LeaderExchanges implements AutoCloseable {
    * answers for those it still lacks, unless this replica leads. Answers may complete on an
    * apply thread: callers continue on their own executor.
    */
-  public java.util.concurrent.CompletableFuture<java.util.Set<io.eyrie.multicast.MsgId>> started(GroupId g,
-      List<io.eyrie.multicast.MsgId> ids) {
+  public CompletableFuture<Set<MsgId>> started(GroupId g,
+      List<MsgId> ids) {
     if (divisions.apply(g) == null) {
-      return remoteStarted(g, ids, java.util.Set.of());
+      return remoteStarted(g, ids, Set.of());
     }
     GroupStateMachine m = machines.apply(g);
-    List<java.util.concurrent.CompletableFuture<Boolean>> waits = new java.util.ArrayList<>(ids.size());
-    for (io.eyrie.multicast.MsgId id : ids) {
+    List<CompletableFuture<Boolean>> waits = new ArrayList<>(ids.size());
+    for (MsgId id : ids) {
       waits.add(m.whenStarted(id).completeOnTimeout(false, LOCAL_START_WAIT_MS, TimeUnit.MILLISECONDS));
     }
-    return java.util.concurrent.CompletableFuture.allOf(waits.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+    return CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
         .thenCompose(v -> {
-          java.util.Set<io.eyrie.multicast.MsgId> local = new java.util.HashSet<>();
+          Set<MsgId> local = new HashSet<>();
           for (int i = 0; i < ids.size(); i++) {
             if (waits.get(i).join()) {
               local.add(ids.get(i));
             }
           }
           if (local.size() == ids.size() || isLeader(g)) {
-            return java.util.concurrent.CompletableFuture.completedFuture(local);
+            return CompletableFuture.completedFuture(local);
           }
           // Off the apply thread that may have completed the last wait.
-          return java.util.concurrent.CompletableFuture.supplyAsync(() -> remoteStarted(g, ids, local), exchangeRunner)
+          return CompletableFuture.supplyAsync(() -> remoteStarted(g, ids, local), exchangeRunner)
               .thenCompose(f -> f);
         });
   }
 
-  private java.util.concurrent.CompletableFuture<java.util.Set<io.eyrie.multicast.MsgId>> remoteStarted(GroupId g,
-      List<io.eyrie.multicast.MsgId> ids, java.util.Set<io.eyrie.multicast.MsgId> local) {
+  private CompletableFuture<Set<MsgId>> remoteStarted(GroupId g,
+      List<MsgId> ids, Set<MsgId> local) {
     byte[] q = codec.encode(new Wire.StartedQuery(ids.stream().filter(id -> !local.contains(id))
-        .toArray(io.eyrie.multicast.MsgId[]::new)));
+        .toArray(MsgId[]::new)));
     return queries.queryUnordered(g, q).thenApply(a -> {
-      java.util.Set<io.eyrie.multicast.MsgId> out = new java.util.HashSet<>(local);
-      out.addAll(java.util.Arrays.asList((io.eyrie.multicast.MsgId[]) codec.decode(a)));
+      Set<MsgId> out = new HashSet<>(local);
+      out.addAll(Arrays.asList((MsgId[]) codec.decode(a)));
       return out;
     });
   }
 
   /** A hosted group's replica applied a start that made a multi-destination message undecided. */
-  public void undecided(GroupId g, io.eyrie.multicast.MsgId id) {
+  public void undecided(GroupId g, MsgId id) {
     Exchange x = exchanges.get(g);
     if (x != null) {
       x.pending(id);
