@@ -68,6 +68,10 @@ final class NodeRequestHandler implements RequestHandler {
     if (decoded instanceof Wire.GroupChange) {
       return Identity.Role.ADMIN;
     }
+    if (isPeerQuestion(decoded)) {
+      // A component is a group's proposal: one a client could send would order messages.
+      return Identity.Role.NODE;
+    }
     try {
       Identity.Role r = roles.apply(decoded);
       return r == null ? Identity.Role.CLIENT : r;
@@ -188,11 +192,20 @@ final class NodeRequestHandler implements RequestHandler {
       }
       return status(request.requestId());
     }
-    Wire.ClientReply refused = refusal(peer, request.query(), "query", "query");
+    Object decoded;
+    try {
+      decoded = codec.decode(request.query());
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(error(Status.BAD_REQUEST, "malformed query: " + e.getMessage(), 0));
+    }
+    Wire.ClientReply refused = forbidden(peer, decoded, "query");
     if (refused != null) {
       return CompletableFuture.completedFuture(refused);
     }
-    return channels.queries().query(request.group(), request.query()).handle((bytes, err) -> {
+    CompletableFuture<byte[]> answer = isPeerQuestion(decoded)
+        ? channels.answerPeer(request.group(), request.query())
+        : channels.queries().query(request.group(), request.query());
+    return answer.handle((bytes, err) -> {
       int hint = channels.leaderHint(request.group());
       if (err != null) {
         Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
@@ -237,6 +250,11 @@ final class NodeRequestHandler implements RequestHandler {
     }
     return CompletableFuture.completedFuture(new Wire.ClientReply(request.requestId(), Status.OK,
         codec.encode(b.build().toText()), null, 0));
+  }
+
+  /** True for another node's unlogged question of the multicast's exchange (design 4.3.1). */
+  private static boolean isPeerQuestion(Object decoded) {
+    return decoded instanceof Wire.Components || decoded instanceof Wire.StartedQuery;
   }
 
   /** True if the message is the group change that opens {@code g} (it names g before g is open). */

@@ -17,6 +17,11 @@ package io.eyrie.multicast;
  *     group other than its reply group is submitted again while a client still waits for it
  * @param localWrites of the log entries, those handed straight to this node's own replica
  *     because it led the group ({@link NodeOptions#localSubmit()}), without a client RPC
+ * @param peerQuestions unlogged questions (components pushed and pulled, and the reply gate's
+ *     {@code StartedQuery}s) this node put to other nodes' replicas of groups it does not lead
+ * @param peerFallbacks of those, the ones the node-to-node link did not answer and that went as a
+ *     Ratis read instead
  */
 public record NodeTraffic(long startEntries, long starts, long channelBatches, long channelItems,
-    long channelBytes, long channelBacklog, long startFailures, long logEntries, long localWrites) {}
+    long channelBytes, long channelBacklog, long startFailures, long logEntries, long localWrites,
+    long peerQuestions, long peerFallbacks) {}

@@ -64,6 +64,10 @@ public final class NodeMetrics implements MeterBinder {
     traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
     traffic(r, "eyrie.local.writes", "log entries handed to this node's own replica as leader, without a client RPC",
         nodeTag, NodeTraffic::localWrites);
+    traffic(r, "eyrie.peer.questions", "unlogged multicast questions (components, started queries) put to other nodes",
+        nodeTag, NodeTraffic::peerQuestions);
+    traffic(r, "eyrie.peer.fallbacks", "of the peer questions, those the node-to-node link did not answer (sent as Ratis reads)",
+        nodeTag, NodeTraffic::peerFallbacks);
     Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
         .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
         .tags(nodeTag).register(r);

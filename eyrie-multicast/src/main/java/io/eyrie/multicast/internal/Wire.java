@@ -110,14 +110,15 @@ public final class Wire {
   public record Component(MsgId id, GroupId group, long lts, long digest, Decision decision) {}
 
   /**
-   * Unlogged, between nodes (a read-only Ratis query to a group): the sender's components of
+   * Unlogged, between nodes (a query over the node-to-node link, which only node identities may
+   * send, or a read-only Ratis query when the link fails): the sender's components of
    * messages it holds undecided, for the receiving group. The receiver keeps them for its leader's
    * decisions and answers with its own components of the same messages (a push and a pull).
    */
   public record Components(GroupId to, Component[] list) {}
 
   /**
-   * Unlogged, between nodes (a read-only Ratis query to any replica of a group): which of these
+   * Unlogged, between nodes (a query to any replica of a group, as {@link Components}): which of these
    * messages have started at the group, on positive evidence in the answering replica's applied
    * state (design 4.3.1, rule 11). The answer is the started ones' ids, as a {@code MsgId[]}.
    */

@@ -97,6 +97,21 @@ public final class RawConnection implements AutoCloseable {
   }
 
   /**
+   * Sends, as a query to group {@code to}, a component of message {@code id} that claims to come
+   * from group {@code from} with local timestamp {@code lts}: what one node's exchange pushes to
+   * another's (design 4.3.1), for tests of who may send it.
+   */
+  public void sendComponent(GroupId to, MsgId id, GroupId from, long lts) throws IOException {
+    Wire.Component c = new Wire.Component(id, from, lts, 0, null);
+    send(new Wire.QueryRequest(1, to, codec.encode(new Wire.Components(to, new Wire.Component[] {c}))));
+  }
+
+  /** Sends, as a query to group {@code g}, the reply gate's question whether message {@code id} started there. */
+  public void sendStartedQuery(GroupId g, MsgId id) throws IOException {
+    send(new Wire.QueryRequest(1, g, codec.encode(new Wire.StartedQuery(new MsgId[] {id}))));
+  }
+
+  /**
    * The status of a reply frame {@link #receive} returned, or null if it is not one.
    *
    * @param reply a received frame

@@ -24,14 +24,14 @@ import org.slf4j.LoggerFactory;
  * The unlogged side of design 4.3.1 on one node: owns the {@link Exchange} of each hosted group
  * (active while the local replica leads), the single thread that runs them, and the questions
  * they and the reply gate put to other groups (components, {@code StartedQuery}): in process when
- * this node's replica can answer, otherwise as non-linearizable Ratis reads to the group's leader.
+ * this node's replica can answer, otherwise over the node-to-node link ({@link PeerQuestions}).
  * What it appends (decisions, forwards) goes through the node's submitters.
  */
 final class LeaderExchanges implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderExchanges.class);
 
   private final Codec codec;
-  private final GroupQueries queries;
+  private final PeerQuestions peers;
   private final Function<GroupId, RaftServer.Division> divisions;
   private final Function<GroupId, GroupStateMachine> machines;
   private final Function<GroupId, Submitter> submitters;
@@ -42,10 +42,10 @@ final class LeaderExchanges implements AutoCloseable {
   /** Flushes of the exchanges, one queued at a time per group. */
   private final Coalescing<GroupId> flushes;
 
-  LeaderExchanges(int nodeId, Codec codec, GroupQueries queries, Function<GroupId, RaftServer.Division> divisions,
+  LeaderExchanges(int nodeId, Codec codec, PeerQuestions peers, Function<GroupId, RaftServer.Division> divisions,
       Function<GroupId, GroupStateMachine> machines, Function<GroupId, Submitter> submitters) {
     this.codec = codec;
-    this.queries = queries;
+    this.peers = peers;
     this.divisions = divisions;
     this.machines = machines;
     this.submitters = submitters;
@@ -88,9 +88,7 @@ final class LeaderExchanges implements AutoCloseable {
 
     @Override
     public void send(GroupId to, List<Wire.Component> list) {
-      byte[] q = codec.encode(new Wire.Components(to, list.toArray(new Wire.Component[0])));
-      askLeader(to, q).thenAcceptAsync(answer -> {
-        Object a = codec.decode(answer);
+      askLeader(to, new Wire.Components(to, list.toArray(new Wire.Component[0]))).thenAcceptAsync(a -> {
         if (a instanceof Wire.Component[] cs) {
           componentsFor(self, Arrays.asList(cs));
         }
@@ -113,19 +111,19 @@ final class LeaderExchanges implements AutoCloseable {
 
   /**
    * Asks a group's leader an unlogged question: in process if this node's replica leads it,
-   * otherwise through a Ratis read that the leader answers from its applied state, without a
+   * otherwise over the node-to-node link; the leader answers from its applied state, without a
    * ReadIndex round (the answers are facts of committed state, design 4.3.1 rule 3).
    */
-  private CompletableFuture<byte[]> askLeader(GroupId g, byte[] q) {
+  private CompletableFuture<Object> askLeader(GroupId g, Object q) {
     RaftServer.Division d = divisions.apply(g);
     if (d != null && d.getInfo().isLeader()) {
       try {
-        return CompletableFuture.completedFuture(machines.apply(g).queryLocally(q));
+        return CompletableFuture.completedFuture(codec.decode(machines.apply(g).queryLocally(codec.encode(q))));
       } catch (RuntimeException e) {
         return CompletableFuture.failedFuture(e);
       }
     }
-    return queries.queryUnordered(g, q);
+    return peers.ask(g, q);
   }
 
   /**
@@ -171,11 +169,11 @@ final class LeaderExchanges implements AutoCloseable {
 
   private CompletableFuture<Set<MsgId>> remoteStarted(GroupId g,
       List<MsgId> ids, Set<MsgId> local) {
-    byte[] q = codec.encode(new Wire.StartedQuery(ids.stream().filter(id -> !local.contains(id))
-        .toArray(MsgId[]::new)));
-    return queries.queryUnordered(g, q).thenApply(a -> {
+    Wire.StartedQuery q = new Wire.StartedQuery(ids.stream().filter(id -> !local.contains(id))
+        .toArray(MsgId[]::new));
+    return peers.ask(g, q).thenApply(a -> {
       Set<MsgId> out = new HashSet<>(local);
-      out.addAll(Arrays.asList((MsgId[]) codec.decode(a)));
+      out.addAll(Arrays.asList((MsgId[]) a));
       return out;
     });
   }

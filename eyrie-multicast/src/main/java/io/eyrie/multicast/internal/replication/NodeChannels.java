@@ -9,6 +9,7 @@ import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +36,8 @@ public final class NodeChannels implements AutoCloseable {
   private final Function<GroupId, GroupStateMachine> machines;
   private final Map<GroupId, Submitter> submitters = new ConcurrentHashMap<>();
   private final GroupQueries queries;
+  /** The unlogged questions to other groups' leaders, over the node-to-node link. */
+  private final PeerQuestions peers;
   /** Every write path this node made (submitters' and senders'): for traffic and close. */
   private final List<RaftClientHolder> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Map<GroupId, Map<GroupId, ChannelSender>> senders = new ConcurrentHashMap<>();
@@ -73,7 +76,8 @@ public final class NodeChannels implements AutoCloseable {
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
     this.pumpRuns = new Coalescing<>(pumps, "channel pump");
-    this.exchanges = new LeaderExchanges(nodeId, codec, queries, divisions::get, machines, g -> submitter(g));
+    this.peers = new PeerQuestions(() -> this.cluster, options, codec, queries);
+    this.exchanges = new LeaderExchanges(nodeId, codec, peers, divisions::get, machines, g -> submitter(g));
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -259,6 +263,23 @@ public final class NodeChannels implements AutoCloseable {
     return queries;
   }
 
+  /**
+   * Answers another node's unlogged question about group {@code g} (a {@code Wire.Components} push
+   * or pull, a {@code StartedQuery}): from this node's replica of it when there is one (any replica
+   * answers from its applied state, design 4.3.1 rule 4; a push only counts at the leader, and the
+   * reply's leader hint sends the next one there), else through a Ratis read to the leader.
+   */
+  public CompletableFuture<byte[]> answerPeer(GroupId g, byte[] question) {
+    if (divisions.containsKey(g)) {
+      try {
+        return CompletableFuture.completedFuture(machines.apply(g).queryLocally(question));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return queries.queryUnordered(g, question);
+  }
+
   /** Returns true if the local replica of a group leads it. */
   public boolean isLeader(GroupId g) {
     RaftServer.Division d = divisions.get(g);
@@ -329,7 +350,7 @@ public final class NodeChannels implements AutoCloseable {
       local += w.localWrites();
     }
     return new NodeTraffic(entries, starts, batches, items, bytes, backlog, startFailures.get(), logEntries,
-        local);
+        local, peers.asked(), peers.fellBack());
   }
 
   @Override
@@ -344,6 +365,7 @@ public final class NodeChannels implements AutoCloseable {
     submitters.values().forEach(Submitter::close);
     List<AutoCloseable> holders = new java.util.ArrayList<>(writers);
     holders.add(queries);
+    holders.add(peers);
     // A Ratis client's close can wait a long time for connections to unreachable peers; the
     // node is going away, so let that happen off the caller's thread.
     Thread closer = new Thread(() -> holders.forEach(NodeChannels::closeQuietly), "eyrie-close-clients");
