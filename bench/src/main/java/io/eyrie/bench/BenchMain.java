@@ -63,12 +63,13 @@ public final class BenchMain {
       usage: bin/bench multicast [--duration 20s] [--warmup 5s] [--clients N] [--window W] [--out DIR]
                                  [--groups 1,2,4] [--raw true|false] [--dssmr true|false] [--isolated N]
                                  [--channel-window N] [--submit-in-flight N] [--event-loop-threads N]
-                                 [--jit-warmup 120s]
+                                 [--jit-warmup 120s] [--tls true|false]
 
         An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results).
+        --tls: mutual TLS on every node's ports, with certificates made for the run.
         --jit-warmup: run the loaded phases unmeasured until the JIT is quiet, at most this long.""",
       Set.of("duration", "warmup", "clients", "window", "out", "groups", "raw", "dssmr", "isolated",
-          "channel-window", "submit-in-flight", "event-loop-threads", "jit-warmup"),
+          "channel-window", "submit-in-flight", "event-loop-threads", "jit-warmup", "tls"),
       Set.of(), Set.of("duration", "warmup", "jit-warmup"), MulticastBenchmark::main);
 
   static final Command TABLE1 = new Bench("table1",
@@ -123,6 +124,15 @@ public final class BenchMain {
         mean of its windows. Results in DIR/bank-placement.md (default bench/results/issue16).""",
       Set.of("modes", "warmup", "duration", "rounds", "accounts", "clients", "window", "out"),
       Set.of(), Set.of("warmup", "duration"), BankPlacementBenchmark::main);
+
+  static final Command IDLE_CONNECTIONS = new Bench("idle-connections",
+      "a node's memory with connections that send nothing or half a frame, with and without its caps (issue 28)", """
+      usage: bin/bench idle-connections [--connections N] [--out DIR]
+
+        One node in this JVM; N connections that send nothing and N that send half of a 1 MiB frame,
+        measured open and after the frame idle timeout, with the node's default caps and with them
+        off. Results in DIR/idle-connections.md (default bench/results).""",
+      Set.of("connections", "out"), Set.of(), Set.of(), IdleConnectionsBenchmark::main);
 
   /** {@code bench micro}: the JMH micro benchmarks with short settings. */
   static final Command MICRO = new Command() {
@@ -199,7 +209,7 @@ public final class BenchMain {
   };
 
   static CommandLine commandLine() {
-    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, ELASTIC, BANK_PLACEMENT, MICRO, JMH));
+    return new CommandLine("bench", List.of(MULTICAST, TABLE1, COMMUNITY_SHIFT, ELASTIC, BANK_PLACEMENT, IDLE_CONNECTIONS, MICRO, JMH));
   }
 
   /**

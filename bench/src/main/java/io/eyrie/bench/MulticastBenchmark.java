@@ -5,6 +5,7 @@ import io.eyrie.multicast.testing.RawRatisBaseline;
 
 import io.eyrie.multicast.EchoDeliverers;
 import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
@@ -137,11 +138,17 @@ public final class MulticastBenchmark {
     }
 
     List<Row> isolatedRows = new ArrayList<>();
-    try (EmbeddedCluster cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(nodeOptions)
-        .deliverers(new EchoDeliverers()).start()) {
+    // --tls: mutual TLS on both ports of every node, clients with a client certificate (issue 28's cost).
+    Path certs = o.bool("tls", false) ? devCertificates() : null;
+    EmbeddedCluster.Builder cb = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(nodeOptions)
+        .deliverers(new EchoDeliverers());
+    if (certs != null) {
+      cb.tls(certs);
+    }
+    try (EmbeddedCluster cluster = cb.start()) {
       List<MulticastClient> mc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
-        mc.add(cluster.newClient());
+        mc.add(certs == null ? cluster.newClient() : cluster.newClient(TlsConfig.fromDir(certs, "client-bench")));
       }
       List<GroupId> groups = new ArrayList<>(cluster.cluster().groupIds());
       int jitWarmup = o.integer("jit-warmup", 120);
@@ -193,6 +200,19 @@ public final class MulticastBenchmark {
     rows.addAll(isolatedRows);
     MulticastReport.write(out, rows, clients, window, warmup, duration);
     System.exit(0);
+  }
+
+  /** Writes a development CA and certificates for nodes 1-3 and client "bench" ({@code eyrie certs}) to a temporary directory. */
+  static Path devCertificates() throws java.io.IOException {
+    Path dir = java.nio.file.Files.createTempDirectory("eyrie-bench-certs");
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code = io.eyrie.tools.EyrieMain.run(new String[] {"certs", "--out", dir.toString(), "--nodes", "1,2,3",
+        "--client", "bench"}, new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    if (code != 0) {
+      throw new IllegalStateException("eyrie certs failed: " + err.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return dir;
   }
 
   /** Closes clients on a daemon thread (a client of a stopped group can take long to close). */
