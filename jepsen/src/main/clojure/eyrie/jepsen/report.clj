@@ -2,14 +2,19 @@
   "What a test run leaves for people: `timeline.html` (every op as a box in its process's
   column, placed by time, coloured by outcome, with its details on hover), `latency-raw.png`
   (each op's latency against the time it started, log scale) and `rate.png` (completions per
-  second by function), both with the nemesis's fault periods shaded."
+  second by function), both drawn with JFreeChart, with the nemesis's fault periods shaded."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [eyrie.jepsen.history :as h])
-  (:import (java.awt BasicStroke Color Font Graphics2D RenderingHints)
-           (java.awt.geom Ellipse2D$Double Path2D$Double)
-           (java.awt.image BufferedImage)
-           (javax.imageio ImageIO)))
+  (:import (java.awt BasicStroke Color Font)
+           (java.text DecimalFormat)
+           (java.awt.geom Ellipse2D$Double)
+           (org.jfree.chart ChartUtils JFreeChart LegendItem LegendItemCollection)
+           (org.jfree.chart.axis LogAxis NumberAxis NumberTickUnit)
+           (org.jfree.chart.plot IntervalMarker XYPlot)
+           (org.jfree.chart.renderer.xy XYLineAndShapeRenderer)
+           (org.jfree.chart.ui Layer)
+           (org.jfree.data.xy XYSeries XYSeriesCollection)))
 
 (def fault-colors
   {"kill" (Color. 214 39 40 50) "pause" (Color. 255 127 14 50)
@@ -43,71 +48,11 @@
   (filter second (h/pairs (filter h/client-op? history))))
 
 ;; ---------------------------------------------------------------------------
-;; PNG plots
+;; PNG plots (JFreeChart, headless)
 
 (def ^:private W 1000)
 (def ^:private H 520)
-(def ^:private L 80)
-(def ^:private R 170)
-(def ^:private T 50)
-(def ^:private B 50)
 
-(defn- canvas [title]
-  (let [img (BufferedImage. W H BufferedImage/TYPE_INT_RGB)
-        g (.createGraphics img)]
-    (.setRenderingHint g RenderingHints/KEY_ANTIALIASING RenderingHints/VALUE_ANTIALIAS_ON)
-    (.setColor g Color/WHITE)
-    (.fillRect g 0 0 W H)
-    (.setColor g Color/BLACK)
-    (.setFont g (Font. Font/SANS_SERIF Font/BOLD 15))
-    (.drawString g ^String title (int L) 30)
-    [img g]))
-
-(defn- plot-area [^Graphics2D g t-max periods x-label y-label]
-  (let [pw (- W L R) ph (- H T B)
-        x (fn [t] (+ L (* pw (/ t (max t-max 1e-9)))))]
-    (doseq [{:keys [fault from to]} periods]
-      (.setColor g ^Color (get fault-colors fault (Color. 0 0 0 30)))
-      (.fillRect g (int (x from)) T (int (max 1 (- (x to) (x from)))) ph))
-    (.setColor g Color/BLACK)
-    (.drawRect g L T pw ph)
-    (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 12))
-    (doseq [i (range 0 11)
-            :let [t (* i (/ t-max 10)) px (int (x t))]]
-      (.drawLine g px (+ T ph) px (+ T ph 4))
-      (.drawString g (format "%.0f" (double t)) (- px 6) (+ T ph 18)))
-    (.drawString g ^String x-label (int (+ L (/ pw 2) -60)) (- H 12))
-    (.drawString g ^String y-label 8 (- T 10))
-    x))
-
-(defn- legend [^Graphics2D g entries]
-  ;; entries: [[label color]]
-  (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 12))
-  (doseq [[i [label ^Color c]] (map-indexed vector entries)
-          :let [y (+ T 10 (* i 18))]]
-    (.setColor g c)
-    (.fillRect g (- W R -12) (- y 9) 12 12)
-    (.setColor g Color/BLACK)
-    (.drawString g (str label) (- W R -30) (+ y 2))))
-
-(defn- save! [^BufferedImage img file]
-  (io/make-parents file)
-  (ImageIO/write img "png" (io/file file)))
-
-(defn- gridline!
-  "Draws a light horizontal line across the plot area at `py`, labelled `label` on the left."
-  [^Graphics2D g py ^String label]
-  (.setColor g (Color. 225 225 225))
-  (.drawLine g L py (- W R) py)
-  (.setColor g Color/DARK_GRAY)
-  (.drawString g label 30 (+ py 4)))
-
-(defn- fault-legend
-  "The legend entries ([name color]) of the faults that have a period in the plot."
-  [periods]
-  (map (fn [[f c]] [f c]) (filter #(some (fn [p] (= (key %) (:fault p))) periods) fault-colors)))
-
-;; The two plots: both read the same from a history and end the same way.
 (defn- plot-input
   "What a plot reads from a history: the completed [invocation completion] :pairs, the nemesis
   :periods and the run's length in seconds, :t-max."
@@ -116,62 +61,84 @@
    :periods (nemesis-periods history)
    :t-max (secs (or (:time (last history)) 1))})
 
-(defn- finish!
-  "Draws the legend (the entries, then the faults that have a period in the plot) and writes
-  the image."
-  [^Graphics2D g img file entries periods]
-  (legend g (concat entries (fault-legend periods)))
-  (.dispose g)
-  (save! img file))
+(defn- series
+  "An XYSeries of [x y] points, in the order given (a scatter keeps duplicates)."
+  ^XYSeries [label points]
+  (let [s (XYSeries. ^Comparable label false true)]
+    (doseq [[x y] points] (.add s (double x) (double y) false))
+    s))
+
+(defn- chart
+  "A chart of series [[label color points]] over time, drawn as dots (`dots?`) or lines, with
+  the nemesis's fault periods shaded and named in the legend."
+  ^JFreeChart [title y-axis series-list periods t-max dots?]
+  (let [data (XYSeriesCollection.)
+        renderer (XYLineAndShapeRenderer. (not dots?) (boolean dots?))
+        x-axis (doto (NumberAxis. "time (s)") (.setRange 0.0 (max (double t-max) 1e-3)))
+        plot (XYPlot. data x-axis y-axis renderer)
+        legend (LegendItemCollection.)]
+    (doseq [[i [label ^Color c points]] (map-indexed vector series-list)]
+      (.addSeries data (series label points))
+      (.setSeriesPaint renderer (int i) c)
+      (if dots?
+        (.setSeriesShape renderer (int i) (Ellipse2D$Double. -1.5 -1.5 3.0 3.0))
+        (.setSeriesStroke renderer (int i) (BasicStroke. 1.8)))
+      (.add legend (LegendItem. ^String label ^Color c)))
+    (doseq [{:keys [fault from to]} periods]
+      (.addDomainMarker plot (IntervalMarker. (double from) (double to) (get fault-colors fault (Color. 0 0 0 30)))
+                        Layer/BACKGROUND))
+    (doseq [[f c] fault-colors :when (some #(= f (:fault %)) periods)]
+      (.add legend (LegendItem. ^String f ^Color c)))
+    (.setFixedLegendItems plot legend)
+    (.setBackgroundPaint plot Color/WHITE)
+    (.setRangeGridlinePaint plot (Color. 215 215 215))
+    (.setDomainGridlinePaint plot (Color. 215 215 215))
+    (doto (JFreeChart. ^String title (Font. Font/SANS_SERIF Font/BOLD 15) plot true)
+      (.setBackgroundPaint Color/WHITE))))
+
+(defn- save!
+  "Writes a chart as a PNG of W x H."
+  [file ^JFreeChart chart]
+  (io/make-parents (io/file file))
+  (ChartUtils/saveChartAsPNG (io/file file) chart (int W) (int H)))
+
+(defn latency-chart
+  "Each op's latency against the time it started, by outcome, log scale."
+  ^JFreeChart [test history]
+  (let [{:keys [pairs periods t-max]} (plot-input history)
+        point (fn [[i c]] [(secs (:time i)) (max 0.1 (/ (- (:time c) (:time i)) 1e6))])
+        by-type (group-by (comp :type second) pairs)
+        y-max (reduce max 10.0 (map (comp second point) pairs))
+        y-axis (doto (LogAxis. "latency (ms)") (.setBase 10.0) (.setSmallestValue 0.1) (.setRange 0.1 (* 1.2 y-max))
+                 ;; a tick per decade, labelled 0.1, 1, 10, ... rather than 10^k
+                 (.setTickUnit (NumberTickUnit. 1.0)) (.setNumberFormatOverride (DecimalFormat. "0.#")))]
+    (chart (str (:name test) ": latency of each op (ms, log scale)") y-axis
+           (for [t [:ok :fail :info]] [(name t) (type-colors t) (map point (by-type t))])
+           periods t-max true)))
 
 (defn latency-plot!
   "Writes latency-raw.png."
   [file test history]
+  (save! file (latency-chart test history)))
+
+(defn rate-chart
+  "Completions per second by :f (all outcomes)."
+  ^JFreeChart [test history]
   (let [{:keys [pairs periods t-max]} (plot-input history)
-        lats (map (fn [[i c]] (max 0.1 (/ (- (:time c) (:time i)) 1e6))) pairs)
-        y-max (max 10.0 (reduce max 1.0 lats))
-        [img ^Graphics2D g] (canvas (str (:name test) ": latency of each op (ms, log scale)"))
-        x (plot-area g t-max periods "time (s)" "latency (ms)")
-        ph (- H T B)
-        lo (Math/log10 0.1) hi (Math/log10 y-max)
-        y (fn [ms] (- (+ T ph) (* ph (/ (- (Math/log10 ms) lo) (- hi lo)))))]
-    (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 11))
-    (doseq [d (range -1 (inc (long (Math/ceil hi))))
-            :let [ms (Math/pow 10 d) py (int (y ms))]
-            :when (<= ms y-max)]
-      (gridline! g py (if (< ms 1) (str ms) (str (long ms)))))
-    (doseq [[[i c] ms] (map vector pairs lats)]
-      (.setColor g ^Color (type-colors (:type c) Color/GRAY))
-      (.fill g (Ellipse2D$Double. (- (x (secs (:time i))) 1.5) (- (y ms) 1.5) 3 3)))
-    (finish! g img file (map (fn [t] [(name t) (type-colors t)]) [:ok :fail :info]) periods)))
+        n (max 1 (int (Math/ceil t-max)))
+        fs (sort (distinct (map (comp :f first) pairs)))
+        per-f (for [f fs]
+                (let [counts (frequencies (map #(int (secs (:time (second %))))
+                                               (filter #(= f (:f (first %))) pairs)))]
+                  [(name f) (mapv (fn [sec] [(+ sec 0.5) (get counts sec 0)]) (range n))]))]
+    (chart (str (:name test) ": completions per second") (NumberAxis. "ops/s")
+           (map (fn [[label points] c] [label c points]) per-f (cycle f-colors))
+           periods t-max false)))
 
 (defn rate-plot!
-  "Writes rate.png: completions per second by :f (all outcomes), and ok ones in total."
+  "Writes rate.png."
   [file test history]
-  (let [{:keys [pairs periods t-max]} (plot-input history)
-        n (int (Math/ceil t-max))
-        fs (sort (distinct (map (comp :f first) pairs)))
-        series (into (sorted-map)
-                     (for [f fs]
-                       [(name f) (let [counts (frequencies (map #(int (secs (:time (second %))))
-                                                               (filter #(= f (:f (first %))) pairs)))]
-                                   (mapv #(get counts % 0) (range (max n 1))))]))
-        y-max (max 1 (reduce max 0 (mapcat val series)))
-        [img ^Graphics2D g] (canvas (str (:name test) ": completions per second"))
-        x (plot-area g t-max periods "time (s)" "ops/s")
-        ph (- H T B)
-        y (fn [v] (- (+ T ph) (* ph (/ v (* 1.1 y-max)))))]
-    (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 11))
-    (doseq [i (range 0 6) :let [v (* i (/ (* 1.1 y-max) 5)) py (int (y v))]]
-      (gridline! g py (format "%.0f" (double v))))
-    (.setStroke g (BasicStroke. 1.8))
-    (doseq [[[f vals] c] (map vector series (cycle f-colors))]
-      (let [p (Path2D$Double.)]
-        (doseq [[i v] (map-indexed vector vals)]
-          (if (zero? i) (.moveTo p (x (+ i 0.5)) (y v)) (.lineTo p (x (+ i 0.5)) (y v))))
-        (.setColor g ^Color c)
-        (.draw g p)))
-    (finish! g img file (map vector (keys series) (cycle f-colors)) periods)))
+  (save! file (rate-chart test history)))
 
 ;; ---------------------------------------------------------------------------
 ;; timeline.html

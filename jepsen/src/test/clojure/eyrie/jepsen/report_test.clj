@@ -20,6 +20,26 @@
 (deftest nemesis-periods-run-from-start-to-stop
   (is (= [{:fault "kill" :from 0.3 :to 1.7}] (report/nemesis-periods history))))
 
+(defn- legend [chart]
+  (map #(.getLabel %) (iterator-seq (.iterator (.getFixedLegendItems (.getXYPlot chart))))))
+
+(deftest the-charts-shade-the-fault-and-carry-every-op
+  (let [lat (report/latency-chart {:name "t"} history)
+        plot (.getXYPlot lat)
+        [marker :as markers] (vec (.getDomainMarkers plot org.jfree.chart.ui.Layer/BACKGROUND))]
+    (is (= 1 (count markers)) "one shaded period, the kill")
+    (is (= [0.3 1.7] [(.getStartValue marker) (.getEndValue marker)]))
+    (is (= ["ok" "fail" "info" "kill"] (legend lat)))
+    (is (= [1 1 1] (map #(.getItemCount ^org.jfree.data.xy.XYDataset (.getDataset plot) (int %)) (range 3)))
+        "one point per completed op, by outcome")
+    (is (instance? org.jfree.chart.axis.LogAxis (.getRangeAxis plot))))
+  (let [rate (report/rate-chart {:name "t"} history)
+        data (.getDataset (.getXYPlot rate))]
+    (is (= ["cas" "read" "write" "kill"] (legend rate)))
+    (is (== 3 (reduce + (for [s (range (.getSeriesCount data)) i (range (.getItemCount data (int s)))]
+                         (.getYValue data (int s) (int i)))))
+        "the completions per second add up to the completed ops")))
+
 (deftest files-are-written
   (let [dir (io/file "target" "report-test")]
     (report/write! dir {:name "t"} history)
