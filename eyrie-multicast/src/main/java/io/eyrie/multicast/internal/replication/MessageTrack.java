@@ -66,17 +66,13 @@ final class MessageTrack {
     long[] ts = new long[dests.length];
     boolean conflict = !logged.isEmpty();
     for (int i = 0; i < dests.length; i++) {
-      GroupId g = dests[i];
-      if (g.equals(self)) {
-        ts[i] = own.lts();
-        continue;
-      }
-      Component c = held.get(g);
+      // The own component is taken like another's: its digest never conflicts with itself.
+      Component c = dests[i].equals(self) ? own : held.get(dests[i]);
       if (c != null) {
         ts[i] = c.lts();
         conflict |= c.digest() != own.digest();
-      } else if (logged.containsKey(g)) {
-        ts[i] = logged.get(g);
+      } else if (logged.containsKey(dests[i])) {
+        ts[i] = logged.get(dests[i]);
       } else {
         return null;
       }
