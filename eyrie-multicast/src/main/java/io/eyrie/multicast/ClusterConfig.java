@@ -31,7 +31,8 @@ import java.util.TreeSet;
  * {@code /ready}. A line {@code tls DIR} turns on mutual TLS on every node's client port with
  * the certificates {@code eyrie certs --out DIR} wrote: node N uses {@code DIR/node-N.pem} and
  * its key, and tools name their identity ({@code --as admin-ops}); a relative DIR is relative to
- * the cluster file's directory. Instances are immutable.
+ * the cluster file's directory. Instances are immutable. The text form is read and written by
+ * the package-private {@code ClusterText}; this class owns the nodes, groups and ports, and what makes them valid.
  */
 public final class ClusterConfig {
 
@@ -82,6 +83,11 @@ public final class ClusterConfig {
    */
   public Path tlsDir() {
     return tlsDir == null ? null : Path.of(tlsDir);
+  }
+
+  /** The {@code tls} line's directory as written, or null (for the text form). */
+  String tlsDirText() {
+    return tlsDir;
   }
 
   /**
@@ -201,38 +207,12 @@ public final class ClusterConfig {
       }
       return this;
     }
-    Builder b = newBuilder();
-    nodes.values().forEach(n -> b.node(n.id(), n.host(), n.raftPort(), n.clientPort()));
-    metricsPorts.forEach(b::metricsPort);
-    b.tlsDir(tlsDir);
-    groups.values().forEach(x -> b.group(x.id(), x.kind(), x.members()));
-    b.group(g.id(), g.kind(), g.members());
-    return b.build();
+    return toBuilder().group(g.id(), g.kind(), g.members()).build();
   }
 
   /** Returns this configuration in its text form, which {@link #parse(String)} reads back. */
   public String toText() {
-    StringBuilder sb = new StringBuilder();
-    if (tlsDir != null) {
-      sb.append("tls ").append(tlsDir).append('\n');
-    }
-    for (NodeInfo n : nodes.values()) {
-      sb.append("node ").append(n.id()).append(' ').append(n.host())
-          .append(" raft=").append(n.raftPort()).append(" client=").append(n.clientPort());
-      if (metricsPorts.containsKey(n.id())) {
-        sb.append(" metrics=").append(metricsPorts.get(n.id()));
-      }
-      sb.append('\n');
-    }
-    for (GroupInfo g : groups.values()) {
-      sb.append("group ").append(g.id()).append(' ').append(g.kind().name().toLowerCase())
-          .append(' ');
-      for (int i = 0; i < g.members().size(); i++) {
-        sb.append(i == 0 ? "" : ",").append(g.members().get(i));
-      }
-      sb.append('\n');
-    }
-    return sb.toString();
+    return ClusterText.print(this);
   }
 
   /**
@@ -271,47 +251,7 @@ public final class ClusterConfig {
    * @throws IllegalArgumentException if it is malformed, with the line at fault
    */
   public static ClusterConfig parse(String text) {
-    Builder b = newBuilder();
-    String[] lines = text.split("\n");
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i].replaceAll("#.*", "").trim();
-      if (line.isEmpty()) {
-        continue;
-      }
-      String[] f = line.split("\\s+");
-      try {
-        if (f[0].equals("node") && (f.length == 5 || f.length == 6)) {
-          b.node(Integer.parseInt(f[1]), f[2], port(f[3], "raft"), port(f[4], "client"));
-          if (f.length == 6) {
-            b.metricsPort(Integer.parseInt(f[1]), port(f[5], "metrics"));
-          }
-        } else if (f[0].equals("tls") && f.length == 2) {
-          if (b.tlsDir != null) {
-            throw new IllegalArgumentException("a second tls line (the first names " + b.tlsDir + ")");
-          }
-          b.tlsDir(f[1]);
-        } else if (f[0].equals("group") && f.length == 4) {
-          Kind kind = Kind.valueOf(f[2].toUpperCase());
-          List<Integer> members = new ArrayList<>();
-          for (String m : f[3].split(",")) {
-            members.add(Integer.parseInt(m.trim()));
-          }
-          b.group(GroupId.valueOf(f[1]), kind, members);
-        } else {
-          throw new IllegalArgumentException("expected 'node ID HOST raft=P client=P [metrics=P]', 'group NAME partition|oracle N,N,N' or 'tls DIR'");
-        }
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("cluster file line " + (i + 1) + ": '" + lines[i].trim() + "': " + e.getMessage(), e);
-      }
-    }
-    return b.build();
-  }
-
-  private static int port(String field, String name) {
-    if (!field.startsWith(name + "=")) {
-      throw new IllegalArgumentException("expected " + name + "=PORT, got " + field);
-    }
-    return Integer.parseInt(field.substring(name.length() + 1));
+    return ClusterText.parse(text);
   }
 
   /** Returns a new builder. */

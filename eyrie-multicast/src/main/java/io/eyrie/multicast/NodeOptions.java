@@ -4,7 +4,9 @@ import java.util.Objects;
 
 /**
  * Tunables of a node. Immutable; build with {@link #newBuilder()}. The defaults suit a
- * production-like local cluster; tests shrink the snapshot threshold and segment size.
+ * production-like local cluster; tests shrink the snapshot threshold and segment size. This class
+ * owns the defaults, what each setting means and the builder; the values and their checks are
+ * held by the package-private {@code NodeSettings}.
  */
 public final class NodeOptions {
   /** Default log entries between automatic snapshots. */
@@ -87,54 +89,11 @@ public final class NodeOptions {
   /** Default timeout of one Ratis request made by a node. */
   public static final int RATIS_REQUEST_TIMEOUT_MS_DEFAULT = 3000;
 
-  private final long snapshotThreshold;
-  private final long segmentSizeMax;
-  private final boolean snapshotOnStop;
-  private final int electionTimeoutMinMs;
-  private final int electionTimeoutMaxMs;
-  private final int maxFrameBytes;
-  private final int frameIdleTimeoutMs;
-  private final int maxClientConnections;
-  private final int maxClientConnectionsPerAddress;
-  private final int maxInFlightPerConnection;
-  private final int maxPendingRequests;
-  private final int channelBatchMaxItems;
-  private final int channelWindow;
-  private final int submitInFlight;
-  private final int submitBatchMax;
-  private final boolean localSubmit;
-  private final long clientExpiryMs;
-  private final int ratisRequestTimeoutMs;
-  private final CodecRegistry registry;
-  private final TlsConfig tls;
-  private final boolean insecure;
-  private final int tlsHandshakeTimeoutMs;
-  private final java.util.function.Function<Object, Identity.Role> roles;
+  /** The values, never changed once built. */
+  private final NodeSettings s;
 
-  private NodeOptions(Builder b) {
-    this.snapshotThreshold = b.snapshotThreshold;
-    this.segmentSizeMax = b.segmentSizeMax;
-    this.snapshotOnStop = b.snapshotOnStop;
-    this.electionTimeoutMinMs = b.electionTimeoutMinMs;
-    this.electionTimeoutMaxMs = b.electionTimeoutMaxMs;
-    this.maxFrameBytes = b.maxFrameBytes;
-    this.frameIdleTimeoutMs = b.frameIdleTimeoutMs;
-    this.maxClientConnections = b.maxClientConnections;
-    this.maxClientConnectionsPerAddress = b.maxClientConnectionsPerAddress;
-    this.maxInFlightPerConnection = b.maxInFlightPerConnection;
-    this.maxPendingRequests = b.maxPendingRequests;
-    this.channelBatchMaxItems = b.channelBatchMaxItems;
-    this.channelWindow = b.channelWindow;
-    this.submitInFlight = b.submitInFlight;
-    this.submitBatchMax = b.submitBatchMax;
-    this.localSubmit = b.localSubmit;
-    this.clientExpiryMs = b.clientExpiryMs;
-    this.ratisRequestTimeoutMs = b.ratisRequestTimeoutMs;
-    this.registry = b.registry;
-    this.tls = b.tls;
-    this.insecure = b.insecure;
-    this.tlsHandshakeTimeoutMs = b.tlsHandshakeTimeoutMs;
-    this.roles = b.roles;
+  private NodeOptions(NodeSettings s) {
+    this.s = s;
   }
 
   /** Returns options with every default. */
@@ -144,46 +103,22 @@ public final class NodeOptions {
 
   /** Returns a builder initialized with the defaults. */
   public static Builder newBuilder() {
-    return new Builder();
+    return new Builder(new NodeSettings());
   }
 
   /** Returns a builder initialized with these options. */
   public Builder toBuilder() {
-    Builder b = new Builder();
-    b.snapshotThreshold = snapshotThreshold;
-    b.segmentSizeMax = segmentSizeMax;
-    b.snapshotOnStop = snapshotOnStop;
-    b.electionTimeoutMinMs = electionTimeoutMinMs;
-    b.electionTimeoutMaxMs = electionTimeoutMaxMs;
-    b.maxFrameBytes = maxFrameBytes;
-    b.frameIdleTimeoutMs = frameIdleTimeoutMs;
-    b.maxClientConnections = maxClientConnections;
-    b.maxClientConnectionsPerAddress = maxClientConnectionsPerAddress;
-    b.maxInFlightPerConnection = maxInFlightPerConnection;
-    b.maxPendingRequests = maxPendingRequests;
-    b.channelBatchMaxItems = channelBatchMaxItems;
-    b.channelWindow = channelWindow;
-    b.submitInFlight = submitInFlight;
-    b.submitBatchMax = submitBatchMax;
-    b.localSubmit = localSubmit;
-    b.clientExpiryMs = clientExpiryMs;
-    b.ratisRequestTimeoutMs = ratisRequestTimeoutMs;
-    b.registry = registry;
-    b.tls = tls;
-    b.insecure = insecure;
-    b.tlsHandshakeTimeoutMs = tlsHandshakeTimeoutMs;
-    b.roles = roles;
-    return b;
+    return new Builder(s.copy());
   }
 
   /** Log entries between automatic snapshots. */
   public long snapshotThreshold() {
-    return snapshotThreshold;
+    return s.snapshotThreshold;
   }
 
   /** Maximum log segment size in bytes (closed segments below a snapshot are purged). */
   public long segmentSizeMax() {
-    return segmentSizeMax;
+    return s.segmentSizeMax;
   }
 
   /**
@@ -191,22 +126,22 @@ public final class NodeOptions {
    * it starts again without replaying its logs. A node that is killed takes none.
    */
   public boolean snapshotOnStop() {
-    return snapshotOnStop;
+    return s.snapshotOnStop;
   }
 
   /** Lower bound of the Raft election timeout. */
   public int electionTimeoutMinMs() {
-    return electionTimeoutMinMs;
+    return s.electionTimeoutMinMs;
   }
 
   /** Upper bound of the Raft election timeout. */
   public int electionTimeoutMaxMs() {
-    return electionTimeoutMaxMs;
+    return s.electionTimeoutMaxMs;
   }
 
   /** Largest client frame accepted, in bytes. */
   public int maxFrameBytes() {
-    return maxFrameBytes;
+    return s.maxFrameBytes;
   }
 
   /**
@@ -215,17 +150,17 @@ public final class NodeOptions {
    * node itself stopped reading the connection (back-pressure) does not count.
    */
   public int frameIdleTimeoutMs() {
-    return frameIdleTimeoutMs;
+    return s.frameIdleTimeoutMs;
   }
 
   /** Most open client connections per node; the node closes further ones as it accepts them. */
   public int maxClientConnections() {
-    return maxClientConnections;
+    return s.maxClientConnections;
   }
 
   /** Most open client connections from one remote address; the node closes further ones as it accepts them. */
   public int maxClientConnectionsPerAddress() {
-    return maxClientConnectionsPerAddress;
+    return s.maxClientConnectionsPerAddress;
   }
 
   /**
@@ -233,7 +168,7 @@ public final class NodeOptions {
    * unanswered it stops reading the connection (back-pressure) until one is answered.
    */
   public int maxInFlightPerConnection() {
-    return maxInFlightPerConnection;
+    return s.maxInFlightPerConnection;
   }
 
   /**
@@ -242,27 +177,27 @@ public final class NodeOptions {
    * starts with "busy", and the client tries again later.
    */
   public int maxPendingRequests() {
-    return maxPendingRequests;
+    return s.maxPendingRequests;
   }
 
   /** Most items in one channel batch. */
   public int channelBatchMaxItems() {
-    return channelBatchMaxItems;
+    return s.channelBatchMaxItems;
   }
 
   /** Channel batches in flight per channel. */
   public int channelWindow() {
-    return channelWindow;
+    return s.channelWindow;
   }
 
   /** Start batches in flight per group and node. */
   public int submitInFlight() {
-    return submitInFlight;
+    return s.submitInFlight;
   }
 
   /** Most client starts in one log entry. */
   public int submitBatchMax() {
-    return submitBatchMax;
+    return s.submitBatchMax;
   }
 
   /**
@@ -270,22 +205,22 @@ public final class NodeOptions {
    * through a Ratis client ({@link #LOCAL_SUBMIT_DEFAULT}).
    */
   public boolean localSubmit() {
-    return localSubmit;
+    return s.localSubmit;
   }
 
   /** How long, in log time, an idle client's exactly-once records are kept. */
   public long clientExpiryMs() {
-    return clientExpiryMs;
+    return s.clientExpiryMs;
   }
 
   /** Timeout of one Ratis request made by the node (submissions, channel batches). */
   public int ratisRequestTimeoutMs() {
-    return ratisRequestTimeoutMs;
+    return s.ratisRequestTimeoutMs;
   }
 
   /** The application's codec registrations. */
   public CodecRegistry registry() {
-    return registry;
+    return s.registry;
   }
 
   /**
@@ -297,7 +232,7 @@ public final class NodeOptions {
    * present this one, which must therefore be a node's.
    */
   public TlsConfig tls() {
-    return tls;
+    return s.tls;
   }
 
   /**
@@ -305,7 +240,7 @@ public final class NodeOptions {
    * (default false: such a node refuses to start, saying so in one line).
    */
   public boolean insecure() {
-    return insecure;
+    return s.insecure;
   }
 
   /**
@@ -314,49 +249,28 @@ public final class NodeOptions {
    * less than the default.
    */
   public int tlsHandshakeTimeoutMs() {
-    return tlsHandshakeTimeoutMs;
+    return s.tlsHandshakeTimeoutMs;
   }
 
   /** The role each decoded request needs, from the hosted {@link NodeApp} (package-private). */
   java.util.function.Function<Object, Identity.Role> roles() {
-    return roles;
+    return s.roles;
   }
 
   /** Builds {@link NodeOptions}. */
   public static final class Builder {
-    private long snapshotThreshold = SNAPSHOT_THRESHOLD_DEFAULT;
-    private long segmentSizeMax = SEGMENT_SIZE_MAX_DEFAULT;
-    private boolean snapshotOnStop = true;
-    private int electionTimeoutMinMs = ELECTION_TIMEOUT_MIN_MS_DEFAULT;
-    private int electionTimeoutMaxMs = ELECTION_TIMEOUT_MAX_MS_DEFAULT;
-    private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
-    private int frameIdleTimeoutMs = FRAME_IDLE_TIMEOUT_MS_DEFAULT;
-    private int maxClientConnections = MAX_CLIENT_CONNECTIONS_DEFAULT;
-    private int maxClientConnectionsPerAddress = MAX_CLIENT_CONNECTIONS_PER_ADDRESS_DEFAULT;
-    private int maxInFlightPerConnection = MAX_IN_FLIGHT_PER_CONNECTION_DEFAULT;
-    private int maxPendingRequests = MAX_PENDING_REQUESTS_DEFAULT;
-    private int channelBatchMaxItems = CHANNEL_BATCH_MAX_ITEMS_DEFAULT;
-    private int channelWindow = CHANNEL_WINDOW_DEFAULT;
-    private int submitInFlight = SUBMIT_IN_FLIGHT_DEFAULT;
-    private int submitBatchMax = SUBMIT_BATCH_MAX_DEFAULT;
-    private boolean localSubmit = Boolean.parseBoolean(
-        System.getProperty(LOCAL_SUBMIT_PROPERTY, String.valueOf(LOCAL_SUBMIT_DEFAULT)));
-    private long clientExpiryMs = CLIENT_EXPIRY_MS_DEFAULT;
-    private int ratisRequestTimeoutMs = RATIS_REQUEST_TIMEOUT_MS_DEFAULT;
-    private CodecRegistry registry = CodecRegistry.empty();
-    private TlsConfig tls;
-    private boolean insecure;
-    private int tlsHandshakeTimeoutMs = TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT;
-    private java.util.function.Function<Object, Identity.Role> roles = r -> null;
+    private final NodeSettings s;
 
-    private Builder() {}
+    private Builder(NodeSettings s) {
+      this.s = s;
+    }
 
     /**
      * Sets the mutual TLS of the client and Raft ports ({@link NodeOptions#tls()}); null for plaintext
      * (the default). Use the node's own certificate: {@code TlsConfig.fromDir(certs, "node-1")}.
      */
     public Builder tls(TlsConfig v) {
-      this.tls = v;
+      s.tls = v;
       return this;
     }
 
@@ -365,25 +279,25 @@ public final class NodeOptions {
      * NodeOptions#insecure()}); for a trusted network only.
      */
     public Builder insecure(boolean v) {
-      this.insecure = v;
+      s.insecure = v;
       return this;
     }
 
     /** Sets how long a client connection has to complete its TLS handshake (ms, at least 1). */
     public Builder tlsHandshakeTimeoutMs(int v) {
-      this.tlsHandshakeTimeoutMs = (int) positive(v, "tlsHandshakeTimeoutMs");
+      s.tlsHandshakeTimeoutMs = (int) NodeSettings.positive(v, "tlsHandshakeTimeoutMs");
       return this;
     }
 
     /** Sets the role each decoded request needs (from the hosted {@link NodeApp}; package-private). */
     Builder roles(java.util.function.Function<Object, Identity.Role> v) {
-      this.roles = Objects.requireNonNull(v, "roles");
+      s.roles = Objects.requireNonNull(v, "roles");
       return this;
     }
 
     /** Sets the log entries between automatic snapshots (at least 1). */
     public Builder snapshotThreshold(long v) {
-      this.snapshotThreshold = positive(v, "snapshotThreshold");
+      s.snapshotThreshold = NodeSettings.positive(v, "snapshotThreshold");
       return this;
     }
 
@@ -393,16 +307,13 @@ public final class NodeOptions {
      * last automatic snapshot, or from the start.
      */
     public Builder snapshotOnStop(boolean v) {
-      this.snapshotOnStop = v;
+      s.snapshotOnStop = v;
       return this;
     }
 
     /** Sets the maximum log segment size in bytes (at least 16 KiB). */
     public Builder segmentSizeMax(long v) {
-      if (v < 16 << 10) {
-        throw new IllegalArgumentException("segmentSizeMax must be at least 16 KiB: " + v);
-      }
-      this.segmentSizeMax = v;
+      s.segmentSizeMax = NodeSettings.atLeast(v, 16 << 10, "segmentSizeMax must be at least 16 KiB: ");
       return this;
     }
 
@@ -411,89 +322,86 @@ public final class NodeOptions {
       if (min < 100 || max <= min) {
         throw new IllegalArgumentException("election timeout needs 100 <= min < max: " + min + ", " + max);
       }
-      this.electionTimeoutMinMs = min;
-      this.electionTimeoutMaxMs = max;
+      s.electionTimeoutMinMs = min;
+      s.electionTimeoutMaxMs = max;
       return this;
     }
 
     /** Sets the largest client frame accepted, in bytes (at least 1 KiB). */
     public Builder maxFrameBytes(int v) {
-      if (v < 1024) {
-        throw new IllegalArgumentException("maxFrameBytes must be at least 1024: " + v);
-      }
-      this.maxFrameBytes = v;
+      s.maxFrameBytes = (int) NodeSettings.atLeast(v, 1024, "maxFrameBytes must be at least 1024: ");
       return this;
     }
 
     /** Sets how long a client connection may hold a started frame without sending a byte of it (ms, at least 1). */
     public Builder frameIdleTimeoutMs(int v) {
-      this.frameIdleTimeoutMs = (int) positive(v, "frameIdleTimeoutMs");
+      s.frameIdleTimeoutMs = (int) NodeSettings.positive(v, "frameIdleTimeoutMs");
       return this;
     }
 
     /** Sets the most open client connections per node. */
     public Builder maxClientConnections(int v) {
-      this.maxClientConnections = (int) positive(v, "maxClientConnections");
+      s.maxClientConnections = (int) NodeSettings.positive(v, "maxClientConnections");
       return this;
     }
 
     /** Sets the most open client connections from one remote address. */
     public Builder maxClientConnectionsPerAddress(int v) {
-      this.maxClientConnectionsPerAddress = (int) positive(v, "maxClientConnectionsPerAddress");
+      s.maxClientConnectionsPerAddress = (int) NodeSettings.positive(v, "maxClientConnectionsPerAddress");
       return this;
     }
 
     /** Sets the most requests the node works on for one client connection at once. */
     public Builder maxInFlightPerConnection(int v) {
-      this.maxInFlightPerConnection = (int) positive(v, "maxInFlightPerConnection");
+      s.maxInFlightPerConnection = (int) NodeSettings.positive(v, "maxInFlightPerConnection");
       return this;
     }
 
     /** Sets the most client requests the node has taken and not yet answered, over all connections. */
     public Builder maxPendingRequests(int v) {
-      this.maxPendingRequests = (int) positive(v, "maxPendingRequests");
+      s.maxPendingRequests = (int) NodeSettings.positive(v, "maxPendingRequests");
       return this;
     }
 
     /** Sets the most items in one channel batch. */
     public Builder channelBatchMaxItems(int v) {
-      this.channelBatchMaxItems = (int) positive(v, "channelBatchMaxItems");
+      s.channelBatchMaxItems = (int) NodeSettings.positive(v, "channelBatchMaxItems");
       return this;
     }
 
     /** Sets the channel batches in flight per channel. */
     public Builder channelWindow(int v) {
-      this.channelWindow = (int) positive(v, "channelWindow");
+      s.channelWindow = (int) NodeSettings.positive(v, "channelWindow");
       return this;
     }
 
     /** Sets the start batches in flight per group and node. */
     public Builder submitInFlight(int v) {
-      this.submitInFlight = (int) positive(v, "submitInFlight");
+      s.submitInFlight = (int) NodeSettings.positive(v, "submitInFlight");
       return this;
     }
 
     /** Sets the most client starts in one log entry. */
     public Builder submitBatchMax(int v) {
-      this.submitBatchMax = (int) positive(v, "submitBatchMax");
+      s.submitBatchMax = (int) NodeSettings.positive(v, "submitBatchMax");
       return this;
     }
 
     /** Sets whether writes to a group led by this node's replica skip the client RPC (see {@link NodeOptions#localSubmit()}). */
     public Builder localSubmit(boolean v) {
-      this.localSubmit = v;
+      s.localSubmit = v;
       return this;
     }
 
     /** Sets how long, in log time, an idle client's records are kept. */
     public Builder clientExpiryMs(long v) {
-      this.clientExpiryMs = positive(v, "clientExpiryMs");
+      s.clientExpiryMs = NodeSettings.positive(v, "clientExpiryMs");
       return this;
     }
 
     /** Sets the timeout of one Ratis request made by the node. */
     public Builder ratisRequestTimeoutMs(int v) {
-      this.ratisRequestTimeoutMs = (int) positive(v, "ratisRequestTimeoutMs");
+      s.ratisRequestTimeoutMs = (int) NodeSettings.positive(v, "ratisRequestTimeoutMs");
       return this;
     }
 
@@ -503,20 +411,13 @@ public final class NodeOptions {
      * come from one place.
      */
     Builder registry(CodecRegistry v) {
-      this.registry = Objects.requireNonNull(v, "registry");
+      s.registry = Objects.requireNonNull(v, "registry");
       return this;
     }
 
     /** Returns the options. */
     public NodeOptions build() {
-      return new NodeOptions(this);
-    }
-
-    private static long positive(long v, String name) {
-      if (v <= 0) {
-        throw new IllegalArgumentException(name + " must be positive: " + v);
-      }
-      return v;
+      return new NodeOptions(s.copy());
     }
   }
 }

@@ -22,7 +22,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * again until the decision is applied (rule 5), and forwards a message to destinations that
  * never answered for it (rule 9). Nothing here changes replicated state: it only chooses what the
  * leader appends. Deterministic given its inputs (time is passed in), so the simulation drives
- * this very class.
+ * this very class. What it knows of each message, and the rules that read only that, are a
+ * {@link MessageTrack}; the components that come before their message, {@link EarlyComponents}.
  *
  * <p>Thread-safe: methods synchronize on this object, and take the group state's lock (through
  * {@link View}) only inside that; {@link #pending} takes no lock, so the apply thread, which holds
@@ -69,32 +70,7 @@ public final class Exchange {
 
   /** A view of a group state; the caller holds whatever lock the state needs. */
   public static View viewOf(GroupState s) {
-    return new View() {
-      @Override
-      public Component component(MsgId id) {
-        return s.component(id);
-      }
-
-      @Override
-      public SortedMap<MsgId, GroupId[]> undecided() {
-        return s.undecided();
-      }
-
-      @Override
-      public GroupId[] undecided(MsgId id) {
-        return s.undecidedDests(id);
-      }
-
-      @Override
-      public Map<GroupId, Long> loggedComponents(MsgId id) {
-        return s.loggedComponents(id);
-      }
-
-      @Override
-      public Set<GroupId> forwardedTo(MsgId id) {
-        return s.forwardedTo(id);
-      }
-    };
+    return StateView.of(s);
   }
 
   /** Where the exchange's outputs go. */
@@ -113,27 +89,6 @@ public final class Exchange {
     void forward(Forward f);
   }
 
-  private static final class Track {
-    final GroupId[] dests;
-    final long since;
-    long nextPull;
-    long pullInterval = T_PULL_NANOS;
-    long lastDecide = Long.MIN_VALUE;
-    long lastForward = Long.MIN_VALUE;
-    /** When the periodic step next tries to decide a message it could not decide (a nanoTime). */
-    long nextTry;
-    boolean pushed;
-    final TreeMap<GroupId, Component> held = new TreeMap<>();
-
-    Track(GroupId[] dests, long now) {
-      this.dests = dests;
-      this.since = now;
-      this.nextPull = now + T_PULL_NANOS;
-      this.nextTry = now;
-    }
-  }
-
-
   /** What one step decided to send, emitted after the state's lock is released. */
   private static final class Out {
     final TreeMap<GroupId, List<Component>> components = new TreeMap<>();
@@ -148,7 +103,7 @@ public final class Exchange {
   private final GroupId self;
   private final Net net;
   private boolean leader;
-  private final TreeMap<MsgId, Track> tracks = new TreeMap<>();
+  private final TreeMap<MsgId, MessageTrack> tracks = new TreeMap<>();
   private final EarlyComponents early = new EarlyComponents(EARLY_NANOS, MAX_EARLY);
   private final ConcurrentLinkedQueue<MsgId> fresh = new ConcurrentLinkedQueue<>();
   private long decides;
@@ -198,7 +153,7 @@ public final class Exchange {
   private Out flushLocked(View view, long now) {
     Out out = new Out();
     for (MsgId id = fresh.poll(); id != null; id = fresh.poll()) {
-      Track t = track(view, id, now);
+      MessageTrack t = track(view, id, now);
       if (t == null || t.pushed) {
         continue;
       }
@@ -236,7 +191,7 @@ public final class Exchange {
       if (c == null || c.id() == null || c.group() == null || c.group().equals(self)) {
         continue;
       }
-      Track t = tracks.get(c.id());
+      MessageTrack t = tracks.get(c.id());
       if (t == null) {
         t = track(view, c.id(), now);
       }
@@ -247,9 +202,7 @@ public final class Exchange {
         early.add(c, now);
         continue;
       }
-      if (Arrays.binarySearch(t.dests, c.group()) >= 0) {
-        t.held.put(c.group(), c);
-      }
+      t.hold(c);
       tryDecide(view, c.id(), t, now, out);
     }
     return out;
@@ -275,7 +228,7 @@ public final class Exchange {
     tracks.keySet().retainAll(undecided.keySet());
     for (Map.Entry<MsgId, GroupId[]> u : undecided.entrySet()) {
       MsgId id = u.getKey();
-      Track t = track(id, u.getValue(), now);
+      MessageTrack t = track(id, u.getValue(), now);
       // A decision is tried when a component arrives and when the own one is applied; here only
       // again when due (re-appended after T_pull, K1), or for a message first tracked here, or
       // every T_pull for components taken from the log: not every tick, which under load cost
@@ -300,18 +253,10 @@ public final class Exchange {
             }
           }
         }
-        t.pullInterval = Math.min(2 * t.pullInterval, MAX_PULL_NANOS);
-        t.nextPull = now + t.pullInterval;
+        t.backOff(now);
       }
       if (now - t.since >= T_FWD_NANOS && (t.lastForward == Long.MIN_VALUE || now - t.lastForward >= T_FWD_NANOS)) {
-        Set<GroupId> done = view.forwardedTo(id);
-        Map<GroupId, Long> logged = view.loggedComponents(id);
-        List<GroupId> silent = new ArrayList<>();
-        for (GroupId d : t.dests) {
-          if (!d.equals(self) && !t.held.containsKey(d) && !logged.containsKey(d) && !done.contains(d)) {
-            silent.add(d);
-          }
-        }
+        List<GroupId> silent = t.silent(self, view.forwardedTo(id), view.loggedComponents(id));
         if (!silent.isEmpty()) {
           t.lastForward = now;
           forwards++;
@@ -323,8 +268,8 @@ public final class Exchange {
   }
 
   /** Starts tracking a message undecided in the applied state, with the components that came early. */
-  private Track track(View view, MsgId id, long now) {
-    Track t = tracks.get(id);
+  private MessageTrack track(View view, MsgId id, long now) {
+    MessageTrack t = tracks.get(id);
     if (t != null) {
       return t;
     }
@@ -332,17 +277,15 @@ public final class Exchange {
     return dests == null ? null : track(id, dests, now);
   }
 
-  private Track track(MsgId id, GroupId[] dests, long now) {
-    Track t = tracks.get(id);
+  private MessageTrack track(MsgId id, GroupId[] dests, long now) {
+    MessageTrack t = tracks.get(id);
     if (t != null) {
       return t;
     }
-    t = new Track(dests, now);
+    t = new MessageTrack(dests, now);
     tracks.put(id, t);
     for (Component c : early.take(id)) {
-      if (Arrays.binarySearch(dests, c.group()) >= 0) {
-        t.held.put(c.group(), c);
-      }
+      t.hold(c);
     }
     return t;
   }
@@ -352,7 +295,7 @@ public final class Exchange {
    * within the last {@code T_pull}: it needs its own applied component and a component of every
    * other destination, or another destination's decision, which holds them all.
    */
-  private boolean tryDecide(View view, MsgId id, Track t, long now, Out out) {
+  private boolean tryDecide(View view, MsgId id, MessageTrack t, long now, Out out) {
     // Long.MIN_VALUE: never appended (now - MIN_VALUE would overflow and look recent).
     if (t.lastDecide != Long.MIN_VALUE && now - t.lastDecide < T_PULL_NANOS) {
       return true; // appended within T_pull: what was held then is held still
@@ -361,36 +304,9 @@ public final class Exchange {
     if (own == null || own.decision() != null) {
       return false;
     }
-    Decision d = null;
-    for (Component c : t.held.values()) {
-      if (c.decision() != null && Arrays.equals(c.decision().groups(), t.dests)
-          && c.decision().tsOf(self) == own.lts()) {
-        Decision v = c.decision();
-        d = new Decision(id, v.groups(), v.ts(), own.digest(), v.conflict() || v.digest() != own.digest());
-        break;
-      }
-    }
+    Decision d = t.decision(self, id, own, view);
     if (d == null) {
-      Map<GroupId, Long> logged = view.loggedComponents(id);
-      long[] ts = new long[t.dests.length];
-      boolean conflict = !logged.isEmpty();
-      for (int i = 0; i < t.dests.length; i++) {
-        GroupId g = t.dests[i];
-        if (g.equals(self)) {
-          ts[i] = own.lts();
-          continue;
-        }
-        Component c = t.held.get(g);
-        if (c != null) {
-          ts[i] = c.lts();
-          conflict |= c.digest() != own.digest();
-        } else if (logged.containsKey(g)) {
-          ts[i] = logged.get(g);
-        } else {
-          return false;
-        }
-      }
-      d = new Decision(id, t.dests, ts, own.digest(), conflict);
+      return false;
     }
     t.lastDecide = now;
     decides++;

@@ -1,7 +1,5 @@
 package io.eyrie.multicast.internal.replication;
 
-import com.esotericsoftware.kryo.io.Input;
-import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.DelivererFactory;
@@ -9,20 +7,13 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.state.GroupState;
-import io.eyrie.multicast.internal.state.GroupStateSnapshot;
 import io.eyrie.multicast.internal.state.StateListener;
 import io.eyrie.multicast.internal.transport.RatisSupport;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -31,7 +22,6 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
@@ -39,14 +29,14 @@ import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.AtomicFileOutputStream;
-import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Ratis state machine of one group replica: decodes log entries, applies them to the
- * {@link GroupState} under its lock, and writes and loads snapshots of the whole state.
+ * {@link GroupState} under its lock, answers queries, takes and loads snapshots of the whole state
+ * (their files: {@link ReplicaSnapshots}), and holds the reply gate's waits for messages to start
+ * here ({@link StartWaits}); the exchange reads the state through {@link #view()}.
  *
  * <p>Every apply future is completed when the entry is applied: nothing here waits for another
  * group (that would deadlock Ratis, which drains apply futures before a snapshot).
@@ -78,12 +68,8 @@ public final class GroupStateMachine extends BaseStateMachine {
   private final AtomicLong snapshotsLoaded = new AtomicLong();
   private final AtomicLong snapshotsInstalled = new AtomicLong();
   private final AtomicLong snapshotsTaken = new AtomicLong();
-  /**
-   * The reply gate's local waits (rule 11): messages a request on this node waits to see started
-   * at this replica, each completed with true from the apply thread once the applied state shows
-   * it. Guarded by {@link #lock}.
-   */
-  private final java.util.Map<MsgId, CompletableFuture<Boolean>> startWaits = new java.util.HashMap<>();
+  /** The reply gate's local waits (rule 11). Guarded by {@link #lock}. */
+  private final StartWaits startWaits = new StartWaits();
 
   GroupStateMachine(GroupId group, Codec codec, Function<GroupId, GroupState> stateFactory, Hooks hooks) {
     this.group = group;
@@ -135,42 +121,7 @@ public final class GroupStateMachine extends BaseStateMachine {
 
   /** A view of the applied state for the exchange; each read takes the state's lock (reentrant: once per {@code locked} step). */
   public Exchange.View view() {
-    return new Exchange.View() {
-      @Override
-      public Wire.Component component(MsgId id) {
-        return read(s -> s.component(id));
-      }
-
-      @Override
-      public java.util.SortedMap<MsgId, GroupId[]> undecided() {
-        return read(GroupState::undecided);
-      }
-
-      @Override
-      public GroupId[] undecided(MsgId id) {
-        return read(s -> s.undecidedDests(id));
-      }
-
-      @Override
-      public java.util.Map<GroupId, Long> loggedComponents(MsgId id) {
-        return read(s -> java.util.Map.copyOf(s.loggedComponents(id)));
-      }
-
-      @Override
-      public java.util.Set<GroupId> forwardedTo(MsgId id) {
-        return read(s -> java.util.Set.copyOf(s.forwardedTo(id)));
-      }
-
-      @Override
-      public <T> T locked(java.util.function.Supplier<T> body) {
-        lock.lock();
-        try {
-          return body.get();
-        } finally {
-          lock.unlock();
-        }
-      }
-    };
+    return StateView.locked(() -> state, lock);
   }
 
   /** Number of snapshots loaded into this replica (at start or by installation from a leader). */
@@ -221,20 +172,9 @@ public final class GroupStateMachine extends BaseStateMachine {
     if (snapshot == null) {
       return;
     }
-    File file = snapshot.getFile().getPath().toFile();
-    if (!file.exists()) {
-      LOG.warn("{}: snapshot file {} is missing", group, file);
+    GroupState fresh = ReplicaSnapshots.read(group, snapshot, () -> stateFactory.apply(group));
+    if (fresh == null) {
       return;
-    }
-    MD5Hash expected = snapshot.getFile().getFileDigest();
-    if (expected != null) {
-      MD5FileUtil.verifySavedMD5(file, expected);
-    }
-    GroupState fresh = stateFactory.apply(group);
-    try (InputStream is = new BufferedInputStream(Files.newInputStream(file.toPath())); Input in = new Input(is)) {
-      GroupStateSnapshot.read(fresh, in);
-    } catch (RuntimeException e) {
-      throw new IOException("cannot read snapshot " + file + ": " + e, e);
     }
     java.util.List<CompletableFuture<Boolean>> nowStarted;
     lock.lock();
@@ -244,7 +184,7 @@ public final class GroupStateMachine extends BaseStateMachine {
       setLastAppliedTermIndex(snapshot.getTermIndex());
       offerStoredReplies(fresh, listener);
       listener.membershipChanged(fresh.knownGroups(), fresh.openGroups());
-      nowStarted = takeStarted();
+      nowStarted = startWaits.takeStarted(fresh);
     } finally {
       lock.unlock();
     }
@@ -272,30 +212,13 @@ public final class GroupStateMachine extends BaseStateMachine {
       if (last == null || last.getIndex() < 0) {
         return -1;
       }
-      byte[] bytes = stateBytes();
-      writeSnapshotFile(last, bytes);
+      int bytes = ReplicaSnapshots.write(storage, last, state);
       snapshotsTaken.incrementAndGet();
-      LOG.info("{}: took snapshot {} ({} bytes)", group, last, bytes.length);
+      LOG.info("{}: took snapshot {} ({} bytes)", group, last, bytes);
       return last.getIndex();
     } finally {
       lock.unlock();
     }
-  }
-
-  private byte[] stateBytes() {
-    try (Output out = new Output(1 << 16, -1)) {
-      GroupStateSnapshot.write(state, out);
-      return out.toBytes();
-    }
-  }
-
-  private void writeSnapshotFile(TermIndex at, byte[] bytes) throws IOException {
-    File file = storage.getSnapshotFile(at.getTerm(), at.getIndex());
-    try (BufferedOutputStream out = new BufferedOutputStream(new AtomicFileOutputStream(file), 1 << 16)) {
-      out.write(bytes);
-    }
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), at));
   }
 
   @Override
@@ -336,7 +259,7 @@ public final class GroupStateMachine extends BaseStateMachine {
     try {
       result = entry == null ? -1 : state.apply(entry);
       updateLastAppliedTermIndex(e.getTerm(), e.getIndex());
-      nowStarted = startWaits.isEmpty() ? java.util.List.of() : takeStarted();
+      nowStarted = startWaits.isEmpty() ? java.util.List.of() : startWaits.takeStarted(state);
     } finally {
       lock.unlock();
     }
@@ -356,10 +279,10 @@ public final class GroupStateMachine extends BaseStateMachine {
         if (q instanceof Wire.Components c) {
           // Any replica answers with its own components (rule 4); the leader also keeps the
           // sender's (below, after the lock).
-          a = Exchange.answer(Exchange.viewOf(state), c.list() == null ? null : java.util.Arrays.asList(c.list()))
+          a = Exchange.answer(StateView.of(state), c.list() == null ? null : java.util.Arrays.asList(c.list()))
               .toArray(new Wire.Component[0]);
         } else if (q instanceof Wire.StartedQuery sq) {
-          a = started(sq);
+          a = StartWaits.started(state, sq);
         } else if (q instanceof Wire.GroupQuery gq) {
           // Eyrie's own question; a group this one opened is known too.
           a = gq.group() == null ? 0 : state.openGroups().contains(gq.group()) ? 2
@@ -385,20 +308,6 @@ public final class GroupStateMachine extends BaseStateMachine {
     }
   }
 
-  /** The ids of a StartedQuery's messages that started at this replica (rule 11); caller holds the lock. */
-  private MsgId[] started(Wire.StartedQuery q) {
-    if (q.ids() == null) {
-      return new MsgId[0];
-    }
-    java.util.List<MsgId> out = new java.util.ArrayList<>();
-    for (MsgId id : q.ids()) {
-      if (id != null && state.started(id)) {
-        out.add(id);
-      }
-    }
-    return out.toArray(new MsgId[0]);
-  }
-
   /**
    * Completes with true once this replica's applied state shows that the message started here
    * (rule 11), at once if it already does. A follower applies a moment after its leader, so the
@@ -408,33 +317,10 @@ public final class GroupStateMachine extends BaseStateMachine {
   public CompletableFuture<Boolean> whenStarted(MsgId id) {
     lock.lock();
     try {
-      if (state.started(id)) {
-        return CompletableFuture.completedFuture(true);
-      }
-      CompletableFuture<Boolean> f = startWaits.get(id);
-      if (f == null || f.isDone()) {
-        f = new CompletableFuture<>();
-        startWaits.put(id, f);
-      }
-      return f;
+      return startWaits.whenStarted(state, id);
     } finally {
       lock.unlock();
     }
-  }
-
-  /** The waits whose messages started (removed), and drops those their callers gave up on; caller holds the lock. */
-  private java.util.List<CompletableFuture<Boolean>> takeStarted() {
-    java.util.List<CompletableFuture<Boolean>> out = new java.util.ArrayList<>();
-    for (var it = startWaits.entrySet().iterator(); it.hasNext(); ) {
-      var w = it.next();
-      if (w.getValue().isDone()) {
-        it.remove();
-      } else if (state.started(w.getKey())) {
-        out.add(w.getValue());
-        it.remove();
-      }
-    }
-    return out;
   }
 
   /** Answers a query in process, as {@link #query} does for a Ratis client (a node's own replica). */
