@@ -1,9 +1,7 @@
 package io.eyrie.core;
 
-import io.eyrie.core.internal.LocationCache;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.ResendListener;
@@ -66,12 +64,10 @@ public final class Client implements AutoCloseable {
     SSMR
   }
 
-  private final Mode mode;
   private final ClientParts parts;
 
-  private Client(Builder b) {
-    this.mode = b.mode;
-    this.parts = ClientParts.connect(b);
+  private Client(ClientParts.Settings s) {
+    this.parts = ClientParts.connect(s);
   }
 
   /** Returns a builder. */
@@ -81,7 +77,7 @@ public final class Client implements AutoCloseable {
 
   /** Returns the execution mode. */
   public Mode mode() {
-    return mode;
+    return parts.proxy().mode();
   }
 
   /** Returns this proxy's counters. */
@@ -291,21 +287,13 @@ public final class Client implements AutoCloseable {
 
   /** Builds a {@link Client}. */
   public static final class Builder {
-    ClusterConfig cluster;
-    CodecRegistry registry;
-    Mode mode = Mode.DSSMR;
-    int retryThreshold = 3;
-    long maxCachedLocations = LocationCache.DEFAULT_MAX_SIZE;
-    long totalTimeoutMs = 30_000;
-    long attemptTimeoutMs;
-    ResendListener resendListener;
-    TlsConfig tls;
+    private final ClientParts.Settings settings = new ClientParts.Settings();
 
     private Builder() {}
 
     /** Sets the cluster (required; it must have an oracle group). */
     public Builder cluster(ClusterConfig c) {
-      this.cluster = c;
+      settings.cluster = c;
       return this;
     }
 
@@ -317,19 +305,19 @@ public final class Client implements AutoCloseable {
      * {@code partition} call it.
      */
     public Builder service(Service s) {
-      this.registry = s.registry();
+      settings.registry = s.registry();
       return this;
     }
 
     /** Sets the execution mode (default {@link Mode#DSSMR}). */
     public Builder mode(Mode m) {
-      this.mode = Objects.requireNonNull(m, "mode");
+      settings.mode = Objects.requireNonNull(m, "mode");
       return this;
     }
 
     /** Sets how many retries lead to the S-SMR fallback (default 3; 0 means always S-SMR on all partitions). */
     public Builder retryThreshold(int n) {
-      this.retryThreshold = (int) atLeast(0, "retryThreshold", n);
+      settings.retryThreshold = (int) atLeast(0, "retryThreshold", n);
       return this;
     }
 
@@ -339,7 +327,7 @@ public final class Client implements AutoCloseable {
      * oracle, as for an object never seen.
      */
     public Builder maxCachedLocations(long n) {
-      this.maxCachedLocations = atLeast(1, "maxCachedLocations", n);
+      settings.maxCachedLocations = atLeast(1, "maxCachedLocations", n);
       return this;
     }
 
@@ -352,7 +340,7 @@ public final class Client implements AutoCloseable {
      * @return this builder
      */
     public Builder totalTimeoutMs(long ms) {
-      this.totalTimeoutMs = atLeast(1, "totalTimeoutMs", ms);
+      settings.totalTimeoutMs = atLeast(1, "totalTimeoutMs", ms);
       return this;
     }
 
@@ -365,13 +353,13 @@ public final class Client implements AutoCloseable {
      * @return this builder
      */
     public Builder attemptTimeoutMs(long ms) {
-      this.attemptTimeoutMs = atLeast(1, "attemptTimeoutMs", ms);
+      settings.attemptTimeoutMs = atLeast(1, "attemptTimeoutMs", ms);
       return this;
     }
 
     /** Sets a listener told each time one of this proxy's multicasts is sent again (default none). */
     public Builder resendListener(ResendListener l) {
-      this.resendListener = l;
+      settings.resendListener = l;
       return this;
     }
 
@@ -387,17 +375,17 @@ public final class Client implements AutoCloseable {
      * @return this builder
      */
     public Builder tls(TlsConfig tls) {
-      this.tls = tls;
+      settings.tls = tls;
       return this;
     }
 
     /** Returns the client. */
     public Client build() {
-      Objects.requireNonNull(cluster, "cluster");
-      if (registry == null) {
-        registry = Eyrie.registry();
+      Objects.requireNonNull(settings.cluster, "cluster");
+      if (settings.registry == null) {
+        settings.registry = Eyrie.registry();
       }
-      return new Client(this);
+      return new Client(settings);
     }
 
     private static long atLeast(long min, String setting, long v) {

@@ -81,6 +81,11 @@ public final class ClientProxy {
     this.cache = cache;
   }
 
+  /** Returns how it executes multi-partition commands. */
+  public Client.Mode mode() {
+    return mode;
+  }
+
   /** Returns the proxy's counters. */
   public ClientStats stats() {
     return new ClientStats(commands.get(), cache.hits(), consults.get(), moves.get(), movedObjects.get(),
