@@ -1,6 +1,5 @@
 package io.eyrie.chirper;
 
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.tools.Args;
 import io.eyrie.tools.NodeLauncher;
 import java.io.PrintStream;
@@ -58,10 +57,6 @@ final class NodeCommand implements Subcommand {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (NodeLauncher.printConf(a, "data/chirper-node-", NodeOptions.defaults(), out)) {
-      return 0;
-    }
-    NodeLauncher.start(a, new ChirperService().get(), "data/chirper-node-", NodeOptions.defaults(), out).awaitClose();
-    return 0;
+    return NodeLauncher.run(a, () -> new ChirperService().get(), "data/chirper-node-", out);
   }
 }

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeoutException;
  * with its result printed for a person. Exit code 1 if the cluster refused the command or did not
  * answer in time.
  */
-final class SingleCommand implements Subcommand {
-
+record SingleCommand(String name, String operands, String summary, int ids, boolean textAfter, Action action)
+    implements Subcommand {
   /** Runs the command with a connected client. */
   private interface Action {
     int run(ChirperClient c, List<Long> ids, List<String> rest, PrintStream out, PrintStream err) throws Exception;
@@ -30,22 +30,6 @@ final class SingleCommand implements Subcommand {
 
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
       .withZone(ZoneId.systemDefault());
-
-  private final String name;
-  private final String operands;
-  private final String summary;
-  private final int ids;
-  private final boolean textAfter;
-  private final Action action;
-
-  private SingleCommand(String name, String operands, String summary, int ids, boolean textAfter, Action action) {
-    this.name = name;
-    this.operands = operands;
-    this.summary = summary;
-    this.ids = ids;
-    this.textAfter = textAfter;
-    this.action = action;
-  }
 
   static SingleCommand adduser() {
     return new SingleCommand("adduser", "USER [COMMUNITY]", "create a user (in a community: its partition)", 1, true,
@@ -117,16 +101,6 @@ final class SingleCommand implements Subcommand {
     }
     out.println(Boolean.TRUE.equals(r.value()) ? changed : unchanged);
     return 0;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public String summary() {
-    return summary;
   }
 
   @Override

@@ -1,29 +1,24 @@
 package io.eyrie.core;
 
-import io.eyrie.core.internal.ClientProxy;
-import io.eyrie.core.internal.LocationCache;
-import io.eyrie.core.internal.MulticastTransport;
-import io.eyrie.core.internal.PartitionOps;
-import io.eyrie.core.internal.ProxyTransport;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
+import io.eyrie.multicast.ResendListener;
+import io.eyrie.multicast.TlsConfig;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Owns an application's connection to a DS-SMR cluster: the public API and builder of the
- * client proxy, its multicast client and timer, and the partition administration it offers.
+ * Owns the public face of an application's connection to a DS-SMR cluster: the commands' send
+ * methods, the partition administration calls and the builder, over the parts a
+ * {@code ClientParts} wires and closes (the client proxy, its location cache and multicast client).
  * The proxy (the paper's Algorithm 2) sends commands to the partitions that hold their objects,
- * using a location cache and consulting the oracle on a miss, after a retry, and (in DS-SMR)
- * when the cached locations of a command's objects are in several partitions; moves the objects
- * of a multi-partition command to one partition first; retries when told to; and after
- * {@link Builder#retryThreshold} retries executes the command with S-SMR on every partition, so
- * every command terminates.
+ * consulting the oracle where it does not know them; moves the objects of a multi-partition
+ * command to one partition first; retries when told to; and after {@link Builder#retryThreshold}
+ * retries executes the command with S-SMR on every partition, so every command terminates.
  *
  * <p>In {@link Mode#SSMR} the proxy never moves objects: a multi-partition command is executed
  * by all its partitions with S-SMR execution atomicity (the paper's baseline).
@@ -69,27 +64,10 @@ public final class Client implements AutoCloseable {
     SSMR
   }
 
-  private final MulticastClient mc;
-  private final ScheduledExecutorService timer;
-  private final Mode mode;
-  private final ProxyTransport net;
-  private final LocationCache cache;
-  private final ClientProxy proxy;
-  private final PartitionOps ops;
+  private final ClientParts parts;
 
-  private Client(Builder b) {
-    this.mode = b.mode;
-    GroupId oracle = Objects.requireNonNull(b.cluster.oracle(), "the cluster needs an oracle group");
-    if (b.cluster.partitions().isEmpty()) {
-      throw new IllegalArgumentException("the cluster has no partition");
-    }
-    this.mc = MulticastTransport.connect(b.cluster, b.registry, b.totalTimeoutMs, b.attemptTimeoutMs, b.resendListener,
-        b.tls);
-    this.timer = ClientProxy.deadlineTimer();
-    this.net = new MulticastTransport(mc);
-    this.cache = new LocationCache(b.maxCachedLocations);
-    this.proxy = new ClientProxy(net, oracle, mode, b.retryThreshold, b.totalTimeoutMs, timer, cache);
-    this.ops = new PartitionOps(net, oracle, proxy, cache, timer);
+  private Client(ClientParts.Settings s) {
+    this.parts = ClientParts.connect(s);
   }
 
   /** Returns a builder. */
@@ -99,22 +77,22 @@ public final class Client implements AutoCloseable {
 
   /** Returns the execution mode. */
   public Mode mode() {
-    return mode;
+    return parts.proxy().mode();
   }
 
   /** Returns this proxy's counters. */
   public ClientStats stats() {
-    return proxy.stats();
+    return parts.proxy().stats();
   }
 
   /** Returns the cached location of an object, or null. */
   public GroupId cachedLocation(ObjId id) {
-    return cache.get(id);
+    return parts.cache().get(id);
   }
 
   /** Returns about how many object locations are cached (at most {@link Builder#maxCachedLocations}). */
   public long cachedLocations() {
-    return cache.size();
+    return parts.cache().size();
   }
 
   /**
@@ -122,7 +100,7 @@ public final class Client implements AutoCloseable {
    * (for tests that move objects behind this client's back; a stale entry only costs a retry).
    */
   public void clearLocationCache() {
-    cache.clear();
+    parts.cache().clear();
   }
 
   /**
@@ -132,7 +110,7 @@ public final class Client implements AutoCloseable {
    * @return ok, or nok if the object exists already
    */
   public CompletableFuture<Reply> sendCreate(Command command) {
-    return proxy.send(command, Command.Kind.CREATE, null, false);
+    return parts.proxy().send(command, Command.Kind.CREATE, null, false);
   }
 
   /**
@@ -142,7 +120,7 @@ public final class Client implements AutoCloseable {
    * @return ok with the application's reply, or nok if an object does not exist
    */
   public CompletableFuture<Reply> sendAccess(Command command) {
-    return proxy.send(command, Command.Kind.ACCESS, null, false);
+    return parts.proxy().send(command, Command.Kind.ACCESS, null, false);
   }
 
   /**
@@ -152,7 +130,7 @@ public final class Client implements AutoCloseable {
    * @return ok, or nok if the object does not exist
    */
   public CompletableFuture<Reply> sendDelete(Command command) {
-    return proxy.send(command, Command.Kind.DELETE, null, false);
+    return parts.proxy().send(command, Command.Kind.DELETE, null, false);
   }
 
   /**
@@ -169,27 +147,27 @@ public final class Client implements AutoCloseable {
    * @return as {@link #sendAccess(Command)}
    */
   public CompletableFuture<Reply> sendRead(Command command) {
-    return proxy.send(command, Command.Kind.ACCESS, null, true);
+    return parts.proxy().send(command, Command.Kind.ACCESS, null, true);
   }
 
   /** As {@link #sendRead(Command)}, reporting to a callback handler. */
   public void sendRead(Command command, CallbackHandler handler) {
-    proxy.sendTo(handler, command, Command.Kind.ACCESS, true);
+    parts.proxy().sendTo(handler, command, Command.Kind.ACCESS, true);
   }
 
   /** As {@link #sendCreate(Command)}, reporting to a callback handler. */
   public void sendCreate(Command command, CallbackHandler handler) {
-    proxy.sendTo(handler, command, Command.Kind.CREATE, false);
+    parts.proxy().sendTo(handler, command, Command.Kind.CREATE, false);
   }
 
   /** As {@link #sendAccess(Command)}, reporting to a callback handler. */
   public void sendAccess(Command command, CallbackHandler handler) {
-    proxy.sendTo(handler, command, Command.Kind.ACCESS, false);
+    parts.proxy().sendTo(handler, command, Command.Kind.ACCESS, false);
   }
 
   /** As {@link #sendDelete(Command)}, reporting to a callback handler. */
   public void sendDelete(Command command, CallbackHandler handler) {
-    proxy.sendTo(handler, command, Command.Kind.DELETE, false);
+    parts.proxy().sendTo(handler, command, Command.Kind.DELETE, false);
   }
 
   /**
@@ -197,7 +175,7 @@ public final class Client implements AutoCloseable {
    * the running cluster that it has learned (see {@link MulticastClient#refreshView}).
    */
   public List<GroupId> partitions() {
-    return net.partitions();
+    return parts.net().partitions();
   }
 
   /**
@@ -207,7 +185,7 @@ public final class Client implements AutoCloseable {
    * @return the table
    */
   public CompletableFuture<PartitionTable> partitionTable() {
-    return ops.partitionTable();
+    return parts.ops().partitionTable();
   }
 
   /**
@@ -220,7 +198,7 @@ public final class Client implements AutoCloseable {
    * @return the new table
    */
   public CompletableFuture<PartitionTable> addPartition(GroupId partition) {
-    return ops.changePartition(partition, true);
+    return parts.ops().changePartition(partition, true);
   }
 
   /**
@@ -232,7 +210,7 @@ public final class Client implements AutoCloseable {
    * @return the new table
    */
   public CompletableFuture<PartitionTable> retirePartition(GroupId partition) {
-    return ops.changePartition(partition, false);
+    return parts.ops().changePartition(partition, false);
   }
 
   /**
@@ -249,8 +227,8 @@ public final class Client implements AutoCloseable {
    * @param timeout how long to try
    * @return the final table
    */
-  public CompletableFuture<PartitionTable> drain(GroupId partition, int batch, java.time.Duration timeout) {
-    return ops.drain(partition, batch, timeout);
+  public CompletableFuture<PartitionTable> drain(GroupId partition, int batch, Duration timeout) {
+    return parts.ops().drain(partition, batch, timeout);
   }
 
   /**
@@ -260,7 +238,7 @@ public final class Client implements AutoCloseable {
    * @return its counters
    */
   public CompletableFuture<PartitionStats> partitionStats(GroupId partition) {
-    return ops.partitionStats(partition);
+    return parts.ops().partitionStats(partition);
   }
 
   /**
@@ -271,7 +249,7 @@ public final class Client implements AutoCloseable {
    * @return the partition the oracle places it in, or null if the oracle does not know it
    */
   public CompletableFuture<GroupId> locationOf(ObjId id) {
-    return ops.locationOf(id);
+    return parts.ops().locationOf(id);
   }
 
   /**
@@ -284,7 +262,7 @@ public final class Client implements AutoCloseable {
    * @return how many objects the moves covered
    */
   public CompletableFuture<Integer> rebalance(int max) {
-    return ops.rebalance(max);
+    return parts.ops().rebalance(max);
   }
 
   /**
@@ -299,61 +277,47 @@ public final class Client implements AutoCloseable {
    * @return the report
    */
   public CompletableFuture<AuditReport> audit() {
-    return ops.audit();
+    return parts.ops().audit();
   }
 
   @Override
   public void close() {
-    timer.shutdownNow();
-    mc.close();
+    parts.close();
   }
 
   /** Builds a {@link Client}. */
   public static final class Builder {
-    private ClusterConfig cluster;
-    private CodecRegistry registry;
-    private Mode mode = Mode.DSSMR;
-    private int retryThreshold = 3;
-    private long maxCachedLocations = LocationCache.DEFAULT_MAX_SIZE;
-    private long totalTimeoutMs = 30_000;
-    private long attemptTimeoutMs;
-    private io.eyrie.multicast.ResendListener resendListener;
-
-    private io.eyrie.multicast.TlsConfig tls;
+    private final ClientParts.Settings settings = new ClientParts.Settings();
 
     private Builder() {}
 
     /** Sets the cluster (required; it must have an oracle group). */
     public Builder cluster(ClusterConfig c) {
-      this.cluster = c;
+      settings.cluster = c;
       return this;
     }
 
     /**
      * Sets the service this client calls: its types are how commands and replies are encoded.
      * Without one, the client encodes Eyrie's own messages only: enough for the administration
-     * calls ({@link Client#partitionTable()}, {@link Client#addPartition}, {@link Client#retirePartition},
-     * {@link Client#drain}, {@link Client#rebalance}, {@link Client#partitionStats}, {@link Client#locationOf},
-     * {@link Client#audit}) of a cluster hosting any service, which is how {@code eyrie status},
-     * {@code audit} and {@code partition} call it.
+     * calls ({@link Client#partitionTable()}, {@link Client#drain}, {@link Client#audit}, ...) of a
+     * cluster hosting any service, which is how {@code eyrie status}, {@code audit} and
+     * {@code partition} call it.
      */
     public Builder service(Service s) {
-      this.registry = s.registry();
+      settings.registry = s.registry();
       return this;
     }
 
     /** Sets the execution mode (default {@link Mode#DSSMR}). */
     public Builder mode(Mode m) {
-      this.mode = Objects.requireNonNull(m, "mode");
+      settings.mode = Objects.requireNonNull(m, "mode");
       return this;
     }
 
     /** Sets how many retries lead to the S-SMR fallback (default 3; 0 means always S-SMR on all partitions). */
     public Builder retryThreshold(int n) {
-      if (n < 0) {
-        throw new IllegalArgumentException("retryThreshold must not be negative: " + n);
-      }
-      this.retryThreshold = n;
+      settings.retryThreshold = (int) atLeast(0, "retryThreshold", n);
       return this;
     }
 
@@ -363,10 +327,7 @@ public final class Client implements AutoCloseable {
      * oracle, as for an object never seen.
      */
     public Builder maxCachedLocations(long n) {
-      if (n < 1) {
-        throw new IllegalArgumentException("maxCachedLocations must be at least 1: " + n);
-      }
-      this.maxCachedLocations = n;
+      settings.maxCachedLocations = atLeast(1, "maxCachedLocations", n);
       return this;
     }
 
@@ -379,10 +340,7 @@ public final class Client implements AutoCloseable {
      * @return this builder
      */
     public Builder totalTimeoutMs(long ms) {
-      if (ms <= 0) {
-        throw new IllegalArgumentException("totalTimeoutMs must be positive: " + ms);
-      }
-      this.totalTimeoutMs = ms;
+      settings.totalTimeoutMs = atLeast(1, "totalTimeoutMs", ms);
       return this;
     }
 
@@ -395,16 +353,13 @@ public final class Client implements AutoCloseable {
      * @return this builder
      */
     public Builder attemptTimeoutMs(long ms) {
-      if (ms <= 0) {
-        throw new IllegalArgumentException("attemptTimeoutMs must be positive: " + ms);
-      }
-      this.attemptTimeoutMs = ms;
+      settings.attemptTimeoutMs = atLeast(1, "attemptTimeoutMs", ms);
       return this;
     }
 
     /** Sets a listener told each time one of this proxy's multicasts is sent again (default none). */
-    public Builder resendListener(io.eyrie.multicast.ResendListener l) {
-      this.resendListener = l;
+    public Builder resendListener(ResendListener l) {
+      settings.resendListener = l;
       return this;
     }
 
@@ -419,18 +374,25 @@ public final class Client implements AutoCloseable {
      * @param tls e.g. {@code TlsConfig.fromDir(certs, "client-app")}, or null
      * @return this builder
      */
-    public Builder tls(io.eyrie.multicast.TlsConfig tls) {
-      this.tls = tls;
+    public Builder tls(TlsConfig tls) {
+      settings.tls = tls;
       return this;
     }
 
     /** Returns the client. */
     public Client build() {
-      Objects.requireNonNull(cluster, "cluster");
-      if (registry == null) {
-        registry = Eyrie.registry();
+      Objects.requireNonNull(settings.cluster, "cluster");
+      if (settings.registry == null) {
+        settings.registry = Eyrie.registry();
       }
-      return new Client(this);
+      return new Client(settings);
+    }
+
+    private static long atLeast(long min, String setting, long v) {
+      if (v < min) {
+        throw new IllegalArgumentException(setting + " must be at least " + min + ": " + v);
+      }
+      return v;
     }
   }
 }

@@ -21,21 +21,8 @@ import java.util.Map;
  * the layout changes only with a way to read the old one ({@code PartitionServerSnapshotTest}
  * keeps a snapshot's bytes).
  */
-final class PartitionSnapshot {
-  private final Codec codec;
-  private final ObjectStore store;
-  private final ObjectLocks locks;
-  private final TableChanges tables;
-  private final PendingCreates creates;
-
-  PartitionSnapshot(Codec codec, ObjectStore store, ObjectLocks locks, TableChanges tables, PendingCreates creates) {
-    this.codec = codec;
-    this.store = store;
-    this.locks = locks;
-    this.tables = tables;
-    this.creates = creates;
-  }
-
+record PartitionSnapshot(Codec codec, ObjectStore store, ObjectLocks locks, TableChanges tables,
+    PendingCreates creates) {
   /** Returns the parts' state, encoded. */
   byte[] write() {
     Output out = new Output(4096, -1);

@@ -21,24 +21,8 @@ import java.util.TreeMap;
  * whose writes stick, and the others' copies, whose writes vanish since their owners apply them.
  * Every partition sees the same view, so all compute the same reply.
  */
-final class SsmrExchange {
-  private final GroupId self;
-  private final StateMachine app;
-  private final ObjectStore store;
-  private final ObjectLocks locks;
-  private final CommandRunner runner;
-  private final ObjectEncoding encoding;
-
-  SsmrExchange(GroupId self, StateMachine app, ObjectStore store, ObjectLocks locks, CommandRunner runner,
-      ObjectEncoding encoding) {
-    this.self = self;
-    this.app = app;
-    this.store = store;
-    this.locks = locks;
-    this.runner = runner;
-    this.encoding = encoding;
-  }
-
+record SsmrExchange(GroupId self, StateMachine app, ObjectStore store, ObjectLocks locks, CommandRunner runner,
+    ObjectEncoding encoding) {
   /**
    * Starts an S-SMR access here: sends the local objects' copies ({@link
    * StateMachine#copyForPartitions}) to the other partitions and waits for theirs, or runs the

@@ -15,17 +15,7 @@ import org.apache.ratis.server.RaftServer;
  * progress for people diagnosing a stuck message (see {@link Node#stats}, {@link Node#localStatus}
  * and {@link Node#describe()}).
  */
-final class NodeDiagnostics {
-  private final int nodeId;
-  private final GroupHost host;
-  private final NodeChannels channels;
-
-  NodeDiagnostics(int nodeId, GroupHost host, NodeChannels channels) {
-    this.nodeId = nodeId;
-    this.host = host;
-    this.channels = channels;
-  }
-
+record NodeDiagnostics(int nodeId, GroupHost host, NodeChannels channels) {
   /** Counters of the local replica of a hosted group. */
   GroupStats stats(GroupId g) {
     GroupStateMachine sm = host.machine(g);

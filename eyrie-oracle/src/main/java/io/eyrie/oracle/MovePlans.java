@@ -14,21 +14,10 @@ import java.util.TreeMap;
  * The rebalancer's queries to the oracle: the accesses the partitions sampled, which feed the
  * learned placement, and the plans of moves, which drain retired partitions and carry out the
  * learned placement. Read-only queries: the moves themselves come back through the log.
+ *
+ * @param graph the learned placement (GRAPH mode), or null (the paper's rule)
  */
-final class MovePlans {
-  private final LocationMap map;
-  private final PartitionTableState table;
-  private final VerdictChains chains;
-  /** The learned placement (GRAPH mode), or null (the paper's rule). */
-  private final GraphPlacement graph;
-
-  MovePlans(LocationMap map, PartitionTableState table, VerdictChains chains, GraphPlacement graph) {
-    this.map = map;
-    this.table = table;
-    this.chains = chains;
-    this.graph = graph;
-  }
-
+record MovePlans(LocationMap map, PartitionTableState table, VerdictChains chains, GraphPlacement graph) {
   /** Takes accesses a partition sampled (no consult saw them); returns how many there were. */
   int observed(Observed o) {
     if (graph != null && o.accesses() != null) {

@@ -21,21 +21,8 @@ import java.util.TreeMap;
  * table); a snapshot that ends before the table section predates the table and gets the initial
  * one; a snapshot from before issue 26 (a queued move in a chain) cannot be read.
  */
-final class OracleSnapshot {
-  private final OracleStateMachine app;
-  private final Codec codec;
-  private final LocationMap map;
-  private final VerdictChains chains;
-  private final PartitionTableState table;
-
-  OracleSnapshot(OracleStateMachine app, Codec codec, LocationMap map, VerdictChains chains, PartitionTableState table) {
-    this.app = app;
-    this.codec = codec;
-    this.map = map;
-    this.chains = chains;
-    this.table = table;
-  }
-
+record OracleSnapshot(OracleStateMachine app, Codec codec, LocationMap map, VerdictChains chains,
+    PartitionTableState table) {
   byte[] write() {
     Output out = new Output(4096, -1);
     out.writeVarInt(map.view().size(), true);

@@ -17,17 +17,8 @@ import java.util.List;
  * application's hook that go with it, and the verdict sent to the partitions. Runs from the log
  * only, so every replica decides the same.
  */
-final class Verdicts {
+record Verdicts(OracleStateMachine app, LocationMap map, PartitionTableState table) {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Verdicts.class);
-  private final OracleStateMachine app;
-  private final LocationMap map;
-  private final PartitionTableState table;
-
-  Verdicts(OracleStateMachine app, LocationMap map, PartitionTableState table) {
-    this.app = app;
-    this.map = map;
-    this.table = table;
-  }
 
   /** The command of a create, delete or S-SMR request. */
   static Command commandOf(Object p) {

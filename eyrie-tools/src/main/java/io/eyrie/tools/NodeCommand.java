@@ -1,7 +1,6 @@
 package io.eyrie.tools;
 
 import io.eyrie.core.Service;
-import io.eyrie.multicast.NodeOptions;
 import java.io.PrintStream;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -67,12 +66,7 @@ final class NodeCommand implements Command {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (NodeLauncher.printConf(a, "data/node-", NodeOptions.defaults(), out)) {
-      return 0;
-    }
-    Service service = load(a.required("service"));
-    NodeLauncher.start(a, service, "data/node-", NodeOptions.defaults(), out).awaitClose();
-    return 0;
+    return NodeLauncher.run(a, () -> load(a.required("service")), "data/node-", out);
   }
 
   /**

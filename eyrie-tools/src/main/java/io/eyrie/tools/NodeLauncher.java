@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,6 +97,28 @@ public final class NodeLauncher {
       // No TLS off loopback: one line.
       throw new Args.UsageException(e.getMessage());
     }
+  }
+
+  /**
+   * Runs a node launcher's command line to its end: with {@code --print-conf} prints the
+   * configuration ({@link #printConf}); otherwise starts the node ({@link #start(Args, NodeApp,
+   * String, NodeOptions, PrintStream)}, with the default options) hosting the service that
+   * {@code app} returns, and waits until it closes. The service is not made for {@code --print-conf}.
+   *
+   * @param a the parsed command line
+   * @param app returns the service the node hosts
+   * @param dataPrefix the default storage directory, without the node's id
+   * @param out where the configuration or the start-up lines go
+   * @return the exit code, 0
+   * @throws Exception as {@code app}, {@link #printConf} or {@link #start(Args, NodeApp, String,
+   *     NodeOptions, PrintStream)} throws
+   */
+  public static int run(Args a, Callable<? extends NodeApp> app, String dataPrefix, PrintStream out)
+      throws Exception {
+    if (!printConf(a, dataPrefix, NodeOptions.defaults(), out)) {
+      start(a, app.call(), dataPrefix, NodeOptions.defaults(), out).awaitClose();
+    }
+    return 0;
   }
 
   /**

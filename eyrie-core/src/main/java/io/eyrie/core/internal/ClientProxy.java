@@ -25,7 +25,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +81,11 @@ public final class ClientProxy {
     this.cache = cache;
   }
 
+  /** Returns how it executes multi-partition commands. */
+  public Client.Mode mode() {
+    return mode;
+  }
+
   /** Returns the proxy's counters. */
   public ClientStats stats() {
     return new ClientStats(commands.get(), cache.hits(), consults.get(), moves.get(), movedObjects.get(),
@@ -91,15 +95,6 @@ public final class ClientProxy {
   /** Returns the cause a {@link CompletionException} wraps, or the throwable itself. */
   public static Throwable unwrap(Throwable e) {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-  }
-
-  /** Returns a timer for the commands' deadlines, on a daemon thread (its owner shuts it down). */
-  public static ScheduledExecutorService deadlineTimer() {
-    return Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "eyrie-client-deadlines");
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   /**

@@ -81,19 +81,8 @@ public final class EyrieNettyRpc implements RpcType {
   }
 
   /** Ratis's Netty factory, with TLS ({@link RaftTls}) when the parameters carry a node's. */
-  private static final class Factory implements ServerFactory, ClientFactory {
-    private final NettyFactory netty;
-    private final RpcType type;
-    private final TlsConfig tls;
-    private final int handshakeTimeoutMs;
-
-    Factory(NettyFactory netty, RpcType type, TlsConfig tls, int handshakeTimeoutMs) {
-      this.netty = netty;
-      this.type = type;
-      this.tls = tls;
-      this.handshakeTimeoutMs = handshakeTimeoutMs;
-    }
-
+  private record Factory(NettyFactory netty, RpcType type, TlsConfig tls, int handshakeTimeoutMs)
+      implements ServerFactory, ClientFactory {
     @Override
     public RpcType getRpcType() {
       return type;

@@ -526,6 +526,23 @@ class GroupStateScheduleTest {
         w.sim.codec.encode(new long[] {1000 + variant, PLAIN}), 0);
   }
 
+  /**
+   * A quiet three-group simulation for schedules of {@link #version}s: their releases are not
+   * reported to the workload, whose messages they are not.
+   */
+  static SimWorkload versionsOnly() {
+    SimWorkload w = quiet(3);
+    w.sim.sink = (g, k, id, r) -> {};
+    return w;
+  }
+
+  /** Asserts that no group's leader keeps a message pending or queued. */
+  static void assertNoneStalls(SimWorkload w) {
+    for (int g = 0; g < 3; g++) {
+      assertEquals(0, w.sim.lead(g).pendingCount() + w.sim.lead(g).queuedCount(), "g" + g + " stalls");
+    }
+  }
+
   static boolean executedAnywhereIn(SimWorkload w, int g, MsgId id) {
     for (SimGroups.Replica r : w.sim.grp[g].reps) {
       if (r.app.hasExecuted(id)) {
@@ -551,15 +568,14 @@ class GroupStateScheduleTest {
     Start x = version(w, 1, G1, G0, G1, G2);
     for (int g = 0; g < 3; g++) {
       assertFalse(executedAnywhereIn(w, g, x.id()), "g" + g + " executed a version of a reused id");
-      assertEquals(0, w.sim.lead(g).pendingCount() + w.sim.lead(g).queuedCount(), "g" + g + " stalls");
     }
+    assertNoneStalls(w);
     assertTrue(w.sim.grp[1].decisions.get(x.id()).conflict() && w.sim.grp[2].decisions.get(x.id()).conflict());
   }
 
   /** The schedule of {@link #reusedIdOverlappingDestinations}, healed. */
   static SimWorkload reusedIdOverlapping() {
-    SimWorkload w = quiet(3);
-    w.sim.sink = (g, k, id, r) -> {};
+    SimWorkload w = versionsOnly();
     Start x = version(w, 1, G1, G0, G1, G2);
     Start y = version(w, 2, G1, G1, G2);
     w.sim.grp[0].starts.add(x);
@@ -586,16 +602,13 @@ class GroupStateScheduleTest {
     assertFalse(executedAnywhereIn(w, 2, y.id()), "g2 executed Y though g1 executed X under the same id");
     assertTrue(w.sim.grp[2].decisions.get(y.id()).conflict());
     assertEquals(1, forwards(w, 2, y.id()));
-    for (int g = 0; g < 3; g++) {
-      assertEquals(0, w.sim.lead(g).pendingCount() + w.sim.lead(g).queuedCount(), "g" + g + " stalls");
-    }
+    assertNoneStalls(w);
     assertTrue(w.sim.violations.isEmpty(), () -> "violations " + w.sim.violations);
   }
 
   /** The schedule of {@link #reusedIdAfterRetentionDrop}: X done and forgotten, Y submitted. */
   static SimWorkload reusedIdAfterDrop() {
-    SimWorkload w = quiet(3);
-    w.sim.sink = (g, k, id, r) -> {};
+    SimWorkload w = versionsOnly();
     Start x = version(w, 1, G0, G0, G1);
     Start y = version(w, 2, G2, G1, G2);
     w.sim.grp[0].starts.add(x);
