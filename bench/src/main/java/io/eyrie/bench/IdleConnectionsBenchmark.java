@@ -34,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  * defaults ("caps": connection caps, a 10 s frame idle timeout) and "no caps" (caps and timeout
  * set to their maximum, as the node was before issue 28).
  */
-public final class IdleConnectionsBenchmark {
+final class IdleConnectionsBenchmark {
   private static final int DECLARED = 1 << 20;
   private static final int SENT = 64 << 10;
 
