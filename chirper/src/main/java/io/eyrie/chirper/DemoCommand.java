@@ -94,11 +94,11 @@ final class DemoCommand implements Subcommand {
     TlsConfig clientTls = null;
     if (a.flag("tls")) {
       certs = Files.createTempDirectory("chirper-demo-certs-");
-      List<Integer> ids = new ArrayList<>();
+      List<String> ids = new ArrayList<>();
       for (int i = 1; i <= nodes; i++) {
-        ids.add(i);
+        ids.add(String.valueOf(i));
       }
-      DevCertificates.write(certs, ids, List.of(), List.of(CLIENT));
+      DevCertificates.write(certs, ids, List.of(), List.of(), List.of(CLIENT));
       clientTls = TlsConfig.fromDir(certs, "client-" + CLIENT);
       out.printf(Locale.ROOT, "tls: mutual TLS on the client and Raft ports; a development CA and certificates in %s"
           + " (removed at exit); the clients connect as %s%n", certs, clientTls.identity());
