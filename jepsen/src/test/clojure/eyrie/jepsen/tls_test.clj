@@ -50,10 +50,14 @@
   ;; The clients connect with the client certificate to nodes that run mutual TLS on both
   ;; ports: a plaintext client (or a TLS client against plaintext nodes) would get no ok op.
   (let [store (.getCanonicalPath (io/file "target" "jepsen-store-tls"))
-        r (core/run-test! (core/test-map (core/parse-opts ["--workload" "register" "--db" "embedded" "--tls"
-                                                           "--time-limit" "4" "--recovery" "1"
-                                                           "--key-count" "4" "--concurrency" "4"
-                                                           "--seed" "9" "--store" store])))
+        run (future (core/run-test! (core/test-map (core/parse-opts ["--workload" "register" "--db" "embedded" "--tls"
+                                                                     "--time-limit" "4" "--recovery" "1"
+                                                                     "--key-count" "4" "--concurrency" "4"
+                                                                     "--seed" "9" "--store" store]))))
+        r (deref run 180000 nil)
+        _ (when-not r
+            (future-cancel run)
+            (throw (ex-info "the run took more than 180 s" {})))
         dir (io/file (get-in r [:test :store]))
         hist (h/read-history (io/file dir "history.edn"))
         results (edn/read-string (slurp (io/file dir "results.edn")))]
