@@ -49,8 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code a} touch only the accounts 1000 to 1999, throws on account 1666, and lets the admin do
  * anything: a's commands on its accounts run; on another account, or across one of its own and
  * another, they are refused FORBIDDEN with the hook's reason and change nothing; a throwing hook
- * refuses; the hook saw the peer's identity and the command's objects; and the refusals count in
- * {@code eyrie_endpoint_forbidden_total}.
+ * refuses; the hook saw the peer's identity and the command's objects; the refusals count in
+ * {@code eyrie_endpoint_forbidden_total}; a node identity is not put to the hook.
  */
 @Timeout(300)
 class ServiceAuthorizerTest {
@@ -184,6 +184,17 @@ class ServiceAuthorizerTest {
       assertEquals(Reply.Status.NOT_FOUND, status(a, 1500), "a may still read its own missing account");
     }
     assertTrue(forbiddenCount() >= countBefore + 2, "the refusals counted");
+  }
+
+  @Test
+  @Timeout(120)
+  void aNodeIdentityIsNotAsked() throws Exception {
+    try (Client node = client("node-2")) {
+      // The hook would refuse 3001 to anyone but an admin; a node is not put to it.
+      assertTrue(node.sendCreate(Command.create(ObjId.valueOf(3001), 7L)).get(WAIT_S, TimeUnit.SECONDS).isOk());
+      assertArrayEquals(new long[] {7}, balances(node, 3001));
+    }
+    assertTrue(ASKED.stream().noneMatch(s -> s.startsWith("node-")), "the hook never saw a node: " + ASKED);
   }
 
   private static Reply.Status status(Client c, long id) throws Exception {
