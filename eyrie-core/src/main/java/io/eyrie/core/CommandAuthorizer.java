@@ -15,7 +15,9 @@ import java.util.Objects;
  * reason ({@code forbidden: identity app (client) may not multicast AccessReq: <reason>}), logged
  * with the peer's identity and counted in the node's {@code eyrie_endpoint_forbidden_total}; the
  * client's call fails with a {@link io.eyrie.multicast.MulticastException} of status {@code
- * FORBIDDEN}, and nothing of the command runs. A hook that throws, or returns null, denies.
+ * FORBIDDEN}, and nothing of the command runs. A hook that throws (any Throwable) or returns
+ * null denies; one that throws {@link io.eyrie.multicast.ForbiddenRequestException} denies with
+ * that exception's reason.
  *
  * <p>It is called for every request that carries an application command from a {@code client}
  * or {@code admin} identity: the consultation of the oracle, the command itself sent to its

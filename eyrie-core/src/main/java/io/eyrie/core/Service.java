@@ -163,9 +163,9 @@ public final class Service implements NodeApp {
     CommandAuthorizer.Decision d;
     try {
       d = authorizer.authorize(peer, cmd);
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (Throwable e) { // a hook that fails must not open the door
+    } catch (ForbiddenRequestException e) {
+      throw e; // the hook's own refusal, with its reason
+    } catch (Throwable e) { // a hook that fails (a StackOverflowError too) must not open the door
       LOG.warn("the service's authorizer failed for {} on {}: {}", peer, request.getClass().getSimpleName(),
           e.toString(), e);
       throw new ForbiddenRequestException("the service's authorizer failed (" + e.getClass().getSimpleName()
