@@ -15,6 +15,7 @@ import io.eyrie.examples.bank.BankOps;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.EndpointStats;
+import io.eyrie.multicast.ForbiddenRequestException;
 import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.MulticastException;
 import io.eyrie.multicast.Node;
@@ -58,6 +59,7 @@ class ServiceAuthorizerTest {
   /** What the hook was asked, as "name/role:objects". */
   private static final List<String> ASKED = new CopyOnWriteArrayList<>();
   private static final ObjId BOOM = ObjId.valueOf(1666);
+  private static final ObjId FROZEN = ObjId.valueOf(1777);
 
   @TempDir
   static Path tmp;
@@ -67,11 +69,17 @@ class ServiceAuthorizerTest {
   private static final Map<Integer, NodeHttp> HTTP = new TreeMap<>();
   private final HttpClient http = HttpClient.newHttpClient();
 
-  /** a may touch its accounts (1000 to 1999) only; the admin anything; the hook throws on 1666. */
+  /**
+   * a may touch its accounts (1000 to 1999) only; the admin anything; the hook throws on 1666 and
+   * refuses 1777 by throwing ForbiddenRequestException.
+   */
   private static CommandAuthorizer.Decision decide(Identity peer, Command cmd) {
     ASKED.add(peer.name() + "/" + peer.role().label() + ":" + cmd.objects());
     if (cmd.objects().contains(BOOM)) {
       throw new IllegalStateException("the account directory is down");
+    }
+    if (cmd.objects().contains(FROZEN)) {
+      throw new ForbiddenRequestException("account 1777 is frozen");
     }
     if (peer.role() == Identity.Role.ADMIN) {
       return CommandAuthorizer.Decision.allow();
@@ -182,8 +190,11 @@ class ServiceAuthorizerTest {
       MulticastException byAdmin = forbidden(ops.sendCreate(Command.create(BOOM, 100L)));
       assertTrue(byAdmin.getMessage().contains("identity ops (admin)"), byAdmin.getMessage());
       assertEquals(Reply.Status.NOT_FOUND, status(a, 1500), "a may still read its own missing account");
+      // A hook may refuse by throwing the refusal itself: its reason goes through.
+      MulticastException frozen = forbidden(a.sendCreate(Command.create(FROZEN, 100L)));
+      assertTrue(frozen.getMessage().contains("account 1777 is frozen"), frozen.getMessage());
     }
-    assertTrue(forbiddenCount() >= countBefore + 2, "the refusals counted");
+    assertTrue(forbiddenCount() >= countBefore + 3, "the refusals counted");
   }
 
   @Test
