@@ -44,6 +44,9 @@
                                                               throws after some writes, on purpose)
                    [--snapshot-threshold N]   (nodes snapshot every N log entries; low, so that
                                                some restarts load a snapshot and some replay)
+                   [--tls]   (mutual TLS on every node's client and Raft ports, certificates
+                              written for the run into <store>/certs; clients with a client
+                              certificate, the nemesis's partition changes with an admin one)
                    [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
        bin/jepsen check [--independent] [--time-limit S] history.edn
@@ -54,7 +57,7 @@
   misspelt option never silently changes a run."
   #{:workload :nemesis :time-limit :nodes :concurrency :interval :recovery :unsafe-reads :seed :store :db
     :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode :failing-creates :throwing-writes
-    :snapshot-threshold})
+    :snapshot-threshold :tls})
 
 (def test-all-opts "The options `test-all` knows." #{:time-limit :store})
 
@@ -115,11 +118,15 @@
                  (keyword v)
                  (throw (ex-info (str "unknown mode " v "; known: dssmr, ssmr") {:usage true}))))
         failing? (kv-flag opts :failing-creates wname)
-        throwing? (kv-flag opts :throwing-writes wname)]
+        throwing? (kv-flag opts :throwing-writes wname)
+        tls? (let [v (get opts :tls)]
+               (cond (nil? v) false
+                     (true? v) true
+                     :else (throw (ex-info (str "--tls takes no value, got " v) {:usage true}))))]
     (cond->
      {:name (or (:name opts)
                 (str wname (when unsafe? "-unsafe") (when (= mode :ssmr) "-ssmr")
-                     (when failing? "-failing-creates") (when throwing? "-throwing-writes") "-"
+                     (when failing? "-failing-creates") (when throwing? "-throwing-writes") (when tls? "-tls") "-"
                      (if (empty? nem) "none" (str/join "+" (map name (sort nem))))))
       :workload wname
       :service (get-in workloads [wname :service])
@@ -144,7 +151,9 @@
     (:snapshot-threshold opts) (assoc :snapshot-threshold (parse-long-opt opts :snapshot-threshold nil))
     ;; kv: the service's deliberate failures (absent: none, and the kv test is as before)
     failing? (assoc :failing-creates? true)
-    throwing? (assoc :throwing-writes? true))))
+    throwing? (assoc :throwing-writes? true)
+    ;; mutual TLS (absent: plaintext, the nodes started with --insecure, as before)
+    tls? (assoc :tls? true))))
 
 ;; ---------------------------------------------------------------------------
 ;; Store
@@ -188,7 +197,8 @@
   "An in-process cluster (3 nodes, 2 partitions and the oracle) hosting the test's service. No
   faults: it checks the workload and checker end to end without network namespaces."
   [test]
-  (let [cluster ((resolve! 'eyrie.jepsen.embedded/start!) test)]
+  (let [test (if (:tls? test) ((resolve! 'eyrie.jepsen.tls/write-certs!) test [1 2 3] []) test)
+        cluster ((resolve! 'eyrie.jepsen.embedded/start!) test)]
     {:test (assoc test :cluster-config (.cluster ^io.eyrie.multicast.EmbeddedCluster cluster)
                        :nodes ["n1" "n2" "n3"])
      :stop! (fn [] (.close ^java.lang.AutoCloseable cluster))}))

@@ -9,6 +9,7 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [eyrie.jepsen.net :as net]
+            [eyrie.jepsen.tls :as tls]
             [eyrie.jepsen.util :as util])
   (:import (io.eyrie.jepsen.node Leaders)
            (io.eyrie.multicast ClusterConfig)
@@ -37,12 +38,18 @@
                 [(str "group oracle oracle " (str/join "," (ring n (dec n))))]
                 (for [p (range partitions)]
                   (str "group p" p " partition " (str/join "," (ring n p))))
+                (when-let [d (:tls-dir test)]
+                  [(str "tls " d)])
                 [""]))))
 
 (defn prepare
-  "Adds :ips, :cluster-file and the process registry to the test and writes the cluster file."
+  "Adds :ips, :cluster-file and the process registry to the test and writes the cluster file;
+  with --tls (:tls? true), first the certificates (:tls-dir), node ones naming the nodes' addresses."
   [test]
-  (let [f (io/file (:store test) "cluster.conf")]
+  (let [test (if (:tls? test)
+               (tls/write-certs! test (map net/node-index (:nodes test)) (map net/ip (:nodes test)))
+               test)
+        f (io/file (:store test) "cluster.conf")]
     (spit f (cluster-text test))
     (assoc test
            :ips (into {} (map (fn [n] [n (net/ip n)]) (:nodes test)))
@@ -58,13 +65,14 @@
              "-cp" (:classpath test)]]
     (concat ["ip" "netns" "exec" (net/netns node)]
             jvm
+            ;; Without --tls, --insecure: the nodes' addresses (10.77.0.N, private network
+            ;; namespaces) are not loopback. With --tls the cluster file's tls line turns it on.
             (if (= "chirper" (:service test))
-              ;; --insecure: the nodes' addresses (10.77.0.N, private network namespaces) are not
-              ;; loopback, and the harness has no --tls yet (issue 28).
-              ["io.eyrie.chirper.ChirperMain" "node" "--cluster" (:cluster-file test) "--id" id "--storage" data
-               "--insecure"]
+              (concat ["io.eyrie.chirper.ChirperMain" "node" "--cluster" (:cluster-file test) "--id" id "--storage" data]
+                      (when-not (:tls-dir test) ["--insecure"]))
               (concat ["io.eyrie.jepsen.node.JepsenNode" "--cluster" (:cluster-file test) "--id" id
-                       "--service" (:service test) "--data" data "--insecure"]
+                       "--service" (:service test) "--data" data]
+                      (when-not (:tls-dir test) ["--insecure"])
                       (when (:unsafe-reads? test) ["--unsafe-reads" (str (:unsafe-reads-port test 7300))])
                       (when-let [t (:snapshot-threshold test)] ["--snapshot-threshold" (str t)]))))))
 
@@ -117,7 +125,7 @@
   [test]
   (into (sorted-map)
         (map (fn [[g id]] [g (when (pos? id) (str "n" id))]))
-        (Leaders/of (cluster-config test) 1000)))
+        (Leaders/of (cluster-config test) 1000 (tls/node test))))
 
 (defn await-leaders!
   "Waits until every group has a leader."

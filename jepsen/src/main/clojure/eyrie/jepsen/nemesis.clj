@@ -16,6 +16,7 @@
   (:require [eyrie.jepsen.db :as db]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.net :as net]
+            [eyrie.jepsen.tls :as tls]
             [eyrie.jepsen.util :as util])
   (:import (io.eyrie.core Client Command ObjId PartitionTable)
            (io.eyrie.multicast ClusterAdmin GroupId MulticastClient)
@@ -111,6 +112,7 @@
               (with-open [^Client c (-> (Client/newBuilder)
                                         (.cluster (db/cluster-config test))
                                         (.service (JepsenNode/clientService))
+                                        (.tls (tls/client test))
                                         (.build))]
                 (while @running
                   (let [fs (vec (repeatedly 8 #(.sendAccess c (storm-command test rng))))]
@@ -212,7 +214,7 @@
 
 (defn- admin-client ^Client [test]
   (-> (Client/newBuilder) (.cluster (cluster-of test)) (.service (JepsenNode/clientService))
-      (.totalTimeoutMs 60000) (.build)))
+      (.totalTimeoutMs 60000) (.tls (tls/admin test)) (.build)))
 
 (defn- table-summary [^PartitionTable t]
   (into (sorted-map) (map (fn [[g st]] [(.name ^GroupId g) [(keyword (.toLowerCase (str st))) (.objectsAt t g)]])
@@ -230,7 +232,8 @@
         (let [g (first retired)]
           {:reactivated g :table (table-summary (.get (.addPartition c (GroupId/valueOf ^String g)) 60 TimeUnit/SECONDS))})
         (with-open [mc (-> (MulticastClient/newBuilder) (.cluster (cluster-of test))
-                           (.registry (.registry (JepsenNode/clientService))) (.totalTimeoutMs 60000) (.build))]
+                           (.registry (.registry (JepsenNode/clientService))) (.totalTimeoutMs 60000)
+                           (.tls (tls/admin test)) (.build))]
           (let [view (.get (.refreshView mc) 30 TimeUnit/SECONDS)
                 k (count (.partitions view))
                 g (str "p" k)

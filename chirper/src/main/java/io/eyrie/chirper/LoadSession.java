@@ -106,6 +106,24 @@ final class LoadSession {
    */
   static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, ResendListener resends)
       throws Exception {
+    return run(cluster, o, out, tty, resends, null);
+  }
+
+  /**
+   * Loads the graph (unless told not to) and runs the workload, the clients connecting with
+   * mutual TLS as {@code tls}'s identity if it is not null.
+   *
+   * @param cluster the cluster
+   * @param o the options
+   * @param out where progress goes
+   * @param tty whether to rewrite the progress line in place
+   * @param resends told about every resend of the clients' multicasts, or null
+   * @param tls the clients' certificate, or null for plaintext
+   * @return the report
+   * @throws Exception if the setup fails
+   */
+  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, ResendListener resends,
+      io.eyrie.multicast.TlsConfig tls) throws Exception {
     SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(), o.communities(),
         o.follows(), 1.0, 0.9));
     List<ChirperClient> clients = new ArrayList<>();
@@ -113,7 +131,7 @@ final class LoadSession {
     try {
       for (int i = 0; i < o.clients(); i++) {
         clients.add(new ChirperClient(Client.newBuilder().cluster(cluster).service(chirper)
-            .mode(o.mode()).totalTimeoutMs(o.timeout().toMillis()).resendListener(resends).build()));
+            .mode(o.mode()).totalTimeoutMs(o.timeout().toMillis()).resendListener(resends).tls(tls).build()));
       }
       GraphSetup.Outcome setup = null;
       if (o.setup()) {

@@ -78,4 +78,40 @@ class ChirperDemoTest {
     long seriesLines = Files.readAllLines(dir.resolve("chirper-demo.csv")).size();
     assertTrue(seriesLines >= duration, "one time-series row per second, got " + seriesLines);
   }
+
+  /**
+   * {@code chirper demo --tls}: the embedded cluster runs mutual TLS on its client and Raft ports
+   * with certificates written for the run, a client without a certificate is refused, the
+   * clients (with a client certificate) complete commands with no error, and the certificates'
+   * directory is gone afterwards.
+   */
+  @Test
+  @Timeout(240)
+  void demoRunsWithTls(@TempDir Path dir) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+    ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
+      code = ChirperMain.run(new String[] {"demo", "--tls", "--duration", "3s", "--users", "60", "--follows", "3",
+          "--out", dir.toString()}, out, err);
+    }
+    String out = outBytes.toString(StandardCharsets.UTF_8);
+    String err = errBytes.toString(StandardCharsets.UTF_8);
+    System.out.println(out);
+    System.out.println("stderr: " + err);
+    assertEquals(0, code, "exit code; stderr: " + err);
+    Matcher certs = Pattern.compile("tls: mutual TLS on the client and Raft ports; a development CA and certificates"
+        + " in (\\S+) \\(removed at exit\\); the clients connect as chirper \\(client\\)").matcher(out);
+    assertTrue(certs.find(), "the TLS line");
+    assertTrue(!Files.exists(Path.of(certs.group(1))), "the certificates are removed at exit");
+    assertTrue(out.contains("tls: a client without a certificate is refused: ") && out.contains("requires mutual TLS"),
+        "the plaintext client refused");
+    Matcher tput = Pattern.compile("throughput\\s+\\|\\s+([0-9.]+) cmd/s").matcher(out);
+    assertTrue(tput.find() && Double.parseDouble(tput.group(1)) > 0, "commands completed over TLS");
+    Matcher errors = Pattern.compile("\\n errors\\s+\\|\\s+([0-9]+) ").matcher(out);
+    assertTrue(errors.find(), "the summary's errors row");
+    assertEquals(0, Long.parseLong(errors.group(1)), "errors");
+  }
 }

@@ -3,13 +3,23 @@ package io.eyrie.core;
 import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
+import io.eyrie.core.protocol.AccessReq;
+import io.eyrie.core.protocol.ConsultReq;
+import io.eyrie.core.protocol.CreateReq;
+import io.eyrie.core.protocol.DeleteReq;
+import io.eyrie.core.protocol.ReadReq;
+import io.eyrie.core.protocol.SsmrReq;
 import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.ForbiddenRequestException;
+import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.NodeApp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A DS-SMR service, described once: the types it sends and stores, the partition server, and
@@ -34,10 +44,12 @@ import java.util.function.Supplier;
  * (for example {@code io.eyrie.examples.kv.KvService}).
  */
 public final class Service implements NodeApp {
+  private static final Logger LOG = LoggerFactory.getLogger(Service.class);
   private final List<Type> types;
   private final CodecRegistry registry;
   private final Supplier<? extends StateMachine> server;
   private final Supplier<? extends Deliverer> oracle;
+  private final CommandAuthorizer authorizer;
 
   private record Type(int id, Class<?> type) {}
 
@@ -50,6 +62,7 @@ public final class Service implements NodeApp {
     this.registry = r.build();
     this.server = b.server;
     this.oracle = b.oracle;
+    this.authorizer = b.authorizer;
   }
 
   /** Returns a builder. */
@@ -74,6 +87,7 @@ public final class Service implements NodeApp {
     b.types.addAll(types);
     b.server = server;
     b.oracle = oracle;
+    b.authorizer = authorizer;
     return b;
   }
 
@@ -100,16 +114,69 @@ public final class Service implements NodeApp {
    * counters of {@link Client#partitionStats} stay open to clients, as every DS-SMR client moves
    * objects.
    *
+   * <p>With an {@link Builder#authorizer authorizer}, a request that carries an application
+   * command from a {@code client} or {@code admin} peer ({@link NodeApp#currentPeer()}) is also
+   * put to it, and refused ({@link ForbiddenRequestException}) if it denies, returns null or
+   * throws.
+   *
    * @param request a decoded multicast payload or query
    * @return {@code ADMIN} or null (any identity)
+   * @throws ForbiddenRequestException if the authorizer refuses the command
    */
   @Override
-  public io.eyrie.multicast.Identity.Role requiredRole(Object request) {
+  public Identity.Role requiredRole(Object request) {
     if (request instanceof io.eyrie.core.protocol.PartitionChange
         || request instanceof StatsReq s && s.withObjects()) {
-      return io.eyrie.multicast.Identity.Role.ADMIN;
+      return Identity.Role.ADMIN;
+    }
+    if (authorizer != null) {
+      authorize(request);
     }
     return null;
+  }
+
+  /** Puts an application command from a client or admin peer to the authorizer. */
+  private void authorize(Object request) {
+    Command cmd;
+    if (request instanceof ConsultReq r) {
+      cmd = r.cmd();
+    } else if (request instanceof AccessReq r) {
+      cmd = r.cmd();
+    } else if (request instanceof SsmrReq r) {
+      cmd = r.cmd();
+    } else if (request instanceof ReadReq r) {
+      cmd = r.cmd();
+    } else if (request instanceof CreateReq r) {
+      cmd = r.cmd();
+    } else if (request instanceof DeleteReq r) {
+      cmd = r.cmd();
+    } else {
+      return; // not an application command: the role alone decides
+    }
+    Identity peer = NodeApp.currentPeer();
+    if (peer == null || peer.role() == Identity.Role.NODE) {
+      return;
+    }
+    if (cmd == null) {
+      throw new ForbiddenRequestException("the request carries no command");
+    }
+    CommandAuthorizer.Decision d;
+    try {
+      d = authorizer.authorize(peer, cmd);
+    } catch (ForbiddenRequestException e) {
+      throw e; // the hook's own refusal, with its reason
+    } catch (Throwable e) { // a hook that fails (a StackOverflowError too) must not open the door
+      LOG.warn("the service's authorizer failed for {} on {}: {}", peer, request.getClass().getSimpleName(),
+          e.toString(), e);
+      throw new ForbiddenRequestException("the service's authorizer failed (" + e.getClass().getSimpleName()
+          + "); refused");
+    }
+    if (d == null) {
+      throw new ForbiddenRequestException("the service's authorizer gave no decision; refused");
+    }
+    if (!d.allowed()) {
+      throw new ForbiddenRequestException(d.reason());
+    }
   }
 
   /** A partition or the oracle answers this query once it serves reads (its counters; cheap). */
@@ -123,6 +190,7 @@ public final class Service implements NodeApp {
     private final List<Type> types = new ArrayList<>();
     private Supplier<? extends StateMachine> server;
     private Supplier<? extends Deliverer> oracle;
+    private CommandAuthorizer authorizer;
 
     private Builder() {}
 
@@ -162,6 +230,31 @@ public final class Service implements NodeApp {
      */
     public Builder oracle(Supplier<? extends Deliverer> o) {
       this.oracle = Objects.requireNonNull(o, "oracle");
+      return this;
+    }
+
+    /**
+     * Sets the per-command authorization hook (default none: any identity may run any command).
+     * On a node with mutual TLS on its client port, the node that receives a request carrying an
+     * application command from a {@code client} or {@code admin} identity asks the hook before
+     * the command is submitted to any log; a denial (or a hook that throws or returns null) is
+     * answered {@code FORBIDDEN} with the reason, logged with the peer's identity and counted in
+     * {@code eyrie_endpoint_forbidden_total}. Not called for {@code node} identities, nor without
+     * TLS (no identity: everything is allowed). See {@link CommandAuthorizer}.
+     *
+     * <pre>{@code
+     * Service bank = new BankService().get().toBuilder()
+     *     .authorizer((peer, cmd) -> cmd.objects().stream().allMatch(o -> owns(peer.name(), o))
+     *         ? CommandAuthorizer.Decision.allow()
+     *         : CommandAuthorizer.Decision.deny("not your account"))
+     *     .build();
+     * }</pre>
+     *
+     * @param a the hook, or null for none
+     * @return this builder
+     */
+    public Builder authorizer(CommandAuthorizer a) {
+      this.authorizer = a;
       return this;
     }
 

@@ -31,13 +31,29 @@ public interface NodeApp {
    * Identity.Role#CLIENT} (or null, the default for everything) lets any identity send it; {@link
    * Identity.Role#ADMIN} only admins and nodes. Eyrie's own group changes ({@link
    * ClusterAdmin#addGroup}) need an admin whatever this returns. Called on the endpoint's threads
-   * for every request when TLS is on, so it must be quick and must not throw; not called at all
-   * without TLS.
+   * for every request when TLS is on, at the node that received it and before it is submitted to
+   * any log, so it must be quick; not called at all without TLS.
+   *
+   * <p>To refuse this one request from this one peer (authorization by object), throw {@link
+   * ForbiddenRequestException} with the reason: the peer gets {@link Status#FORBIDDEN} with it.
+   * The peer is {@link #currentPeer()} during the call. Any other exception refuses the request
+   * too (only a node may then send it), with no reason beyond the role.
    *
    * @param request the decoded payload of a multicast, or the decoded query
    * @return the role it needs; null for {@code CLIENT}
    */
   default Identity.Role requiredRole(Object request) {
     return null;
+  }
+
+  /**
+   * Returns the identity of the peer whose request {@link #requiredRole} is judging, when called
+   * on the thread of that call; null anywhere else, and never set without TLS (there is no
+   * identity then, and requiredRole is not called).
+   *
+   * @return the peer's identity from its certificate, or null
+   */
+  static Identity currentPeer() {
+    return RequestPeer.current();
   }
 }

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * port, a request whose decoded payload needs a role the peer's identity lacks is refused with
  * {@link Status#FORBIDDEN} before it is submitted: Eyrie's group changes ({@link
  * ClusterAdmin#addGroup}) need an admin, the application's requests what {@link
- * NodeApp#requiredRole} says; a node may send everything. A client's or an admin's multicast must
+ * NodeApp#requiredRole} says (which may also refuse one request from one peer with a reason, {@link
+ * ForbiddenRequestException}); a node may send everything. A client's or an admin's multicast must
  * also carry a client id of its own ({@link Identity#mayUseClientId}), or it is refused the same
  * way.
  */
@@ -75,6 +76,8 @@ final class NodeRequestHandler implements RequestHandler {
     try {
       Identity.Role r = roles.apply(decoded);
       return r == null ? Identity.Role.CLIENT : r;
+    } catch (ForbiddenRequestException e) {
+      throw e; // the application refused this request from this peer: forbidden() answers it
     } catch (RuntimeException e) {
       // A hook that fails must not open the door: only nodes may send what it cannot judge.
       LOG.warn("node {}: the application's requiredRole failed for {}: {}", nodeId,
@@ -83,7 +86,6 @@ final class NodeRequestHandler implements RequestHandler {
     }
   }
 
-  /** The FORBIDDEN answer if the peer (null without TLS) may not send the decoded request, else null. */
   /**
    * Decodes what a request carries and checks that the peer may send it.
    *
@@ -108,11 +110,18 @@ final class NodeRequestHandler implements RequestHandler {
     if (peer == null) {
       return null;
     }
-    Identity.Role need = required(decoded);
+    String what = decoded == null ? "null" : decoded.getClass().getSimpleName();
+    Identity.Role need;
+    try {
+      // The application may read the peer (NodeApp.currentPeer) and refuse this one request.
+      need = RequestPeer.with(peer, () -> required(decoded));
+    } catch (ForbiddenRequestException e) {
+      return error(Status.FORBIDDEN, "forbidden: identity " + peer + " may not " + verb + " " + what + ": "
+          + e.reason(), 0);
+    }
     if (peer.role().covers(need)) {
       return null;
     }
-    String what = decoded == null ? "null" : decoded.getClass().getSimpleName();
     return error(Status.FORBIDDEN, "forbidden: identity " + peer + " may not " + verb + " " + what
         + " (it needs the " + need.label() + " role)", 0);
   }

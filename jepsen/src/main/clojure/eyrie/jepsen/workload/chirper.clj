@@ -25,6 +25,7 @@
   - the order of posts over all timelines is acyclic."
   (:require [eyrie.jepsen.client :as client]
             [eyrie.jepsen.history :as h]
+            [eyrie.jepsen.tls :as tls]
             [eyrie.jepsen.util :as util]
             [eyrie.jepsen.workload.register :as reg])
   (:import (io.eyrie.chirper ChirperClient ChirperService Ops$SeedUser Post)
@@ -68,6 +69,7 @@
                           (.cluster (reg/cluster-config test))
                           (.service (.get (ChirperService.)))
                           (.mode (reg/client-mode test))
+                          (.tls (tls/client test))
                           (.build)))))
 
   (setup! [_ test]

@@ -15,6 +15,7 @@
             [eyrie.jepsen.history :as h]
             [eyrie.jepsen.linearizability :as lin]
             [eyrie.jepsen.models :as models]
+            [eyrie.jepsen.tls :as tls]
             [eyrie.jepsen.util :as util])
   (:import (io.eyrie.core Client Client$Mode Command ObjId Reply)
            (io.eyrie.jepsen.node JepsenNode JepsenNode$Cas JepsenNode$Keyed JepsenNode$Read
@@ -44,6 +45,7 @@
       (.cluster (cluster-config test))
       (.service (JepsenNode/clientService))
       (.mode (client-mode test))
+      (.tls (tls/client test))
       (.build)))
 
 (defn call!
