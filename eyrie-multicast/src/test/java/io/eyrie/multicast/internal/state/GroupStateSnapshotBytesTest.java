@@ -29,8 +29,10 @@ import org.junit.jupiter.api.Timeout;
  * content (pending undecided, decided and conflicting messages, a parked head with buffered
  * items, a message waiting with resumeLater, a blocked one, the retention table, outboxes, client records with a watermark, a tombstone) must write exactly the bytes below, and
  * a fresh state restored from them must write them again. The bytes were taken again when
- * issue 25 step 1 changed the layout (retention table, no awaiting-starts section); a change
- * of the layout must change {@code GroupStateSnapshot}'s version, and this constant with it.
+ * issue 25 step 1 changed the layout (retention table, no awaiting-starts section), and version
+ * 8 (issue 29) added a header field and the extensions around them; a change of the layout must
+ * change {@link SnapshotFormat#VERSION}, and these constants with it. The previous version's
+ * bytes stay: this build must read them (the compatibility promise, design 4.7.1).
  */
 @Timeout(30)
 @ExpectedErrors("with other content than the message")
@@ -127,15 +129,31 @@ class GroupStateSnapshotBytesTest {
     assertFalse(s.outboxRange(G1, 0, 100).isEmpty());
 
     byte[] bytes = t.snapshot(s);
-    assertEquals(BYTES, HexFormat.of().formatHex(bytes), () -> s.describe());
+    assertEquals(BYTES_V8, HexFormat.of().formatHex(bytes), () -> s.describe());
 
     GroupState r = t.group(G0, new App(), 1000);
-    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES)));
-    assertEquals(BYTES, HexFormat.of().formatHex(t.snapshot(r)));
+    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES_V8)));
+    assertEquals(BYTES_V8, HexFormat.of().formatHex(t.snapshot(r)));
   }
 
-  /** Written by the code of issue 25 step 1 (snapshot version 7); see the class comment. */
-  private static final String BYTES = ""
+  /**
+   * The compatibility promise (design 4.7.1): the same state as written by the previous release
+   * (version 7, before the lowest-reader field and the extensions) is read, and the restored
+   * state is the same one: it writes this build's bytes of it.
+   */
+  @Test
+  void theSameStateWrittenByThePreviousVersionIsRead() {
+    GroupState r = t.group(G0, new App(), 1000);
+    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES_V7)));
+    assertEquals(BYTES_V8, HexFormat.of().formatHex(t.snapshot(r)));
+    assertEquals(populated().describe(), r.describe());
+  }
+
+  /**
+   * Written by the code of issue 25 step 1 (snapshot version 7, the previous release's format,
+   * which this build must read); see the class comment. Keep it unchanged.
+   */
+  private static final String BYTES_V7 = ""
       + "0700000067b00467b0504152544954494fce000167b1504152544954494fce000167b2504152544954494fce000167b3"
       + "504152544954494fce0001650311030167b00167b30100bc840628051f0328000167b0000e00000000000000ffffffff"
       + "ffffffff000167b00e11030167b00167b10100bc84062a051f032a000167b0000f000000000000006400000000000000"
@@ -166,4 +184,10 @@ class GroupStateSnapshotBytesTest {
       + "657220623a31332e300a64656c6976657220623a31342e300a64656c6976657220623a31352e300a64656c6976657220"
       + "633131653a31302e300a64656c6976657220633131653a31312e300a64656c6976657220633131653a312e300a64656c"
       + "6976657220633131653a322e300a64656c6976657220633131653a322e300a64656c6976657220633131653a332e30";
+
+  /**
+   * This build's bytes: version 8, lowest reader 8, the sections of version 7 unchanged, and no
+   * extensions (the last byte).
+   */
+  private static final String BYTES_V8 = "08000000" + "08" + BYTES_V7.substring(8) + "00";
 }
