@@ -4,6 +4,7 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.util.Pool;
 import io.eyrie.multicast.internal.BoundedInput;
 import io.eyrie.multicast.internal.DeclaredSizes;
@@ -87,8 +88,18 @@ public final class Codec {
         throw new IllegalArgumentException("id " + e.getKey() + " of " + e.getValue().getName()
             + " is eyrie-multicast's (" + taken.getType().getName() + ")");
       }
-      // Kryo's default serializer for the class, or the one its @DefaultSerializer names.
-      k.register(e.getValue(), e.getKey());
+      if (registry.encoding(e.getKey()) == CodecRegistry.Encoding.COMPATIBLE) {
+        // Field by field with names; not chunked, so every length read stays bounded (see
+        // CodecRegistry.Encoding).
+        CompatibleFieldSerializer.CompatibleFieldSerializerConfig config =
+            new CompatibleFieldSerializer.CompatibleFieldSerializerConfig();
+        config.setChunkedEncoding(false);
+        config.setReadUnknownFieldData(true);
+        k.register(e.getValue(), new CompatibleFieldSerializer<>(k, e.getValue(), config), e.getKey());
+      } else {
+        // Kryo's default serializer for the class, or the one its @DefaultSerializer names.
+        k.register(e.getValue(), e.getKey());
+      }
       maxId = Math.max(maxId, e.getKey());
     }
     DeclaredSizes.install(k, maxId);
