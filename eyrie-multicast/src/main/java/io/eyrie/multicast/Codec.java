@@ -4,7 +4,6 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
-import com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.util.Pool;
 import io.eyrie.multicast.internal.BoundedInput;
 import io.eyrie.multicast.internal.DeclaredSizes;
@@ -90,12 +89,8 @@ public final class Codec {
       }
       if (registry.encoding(e.getKey()) == CodecRegistry.Encoding.COMPATIBLE) {
         // Field by field with names; not chunked, so every length read stays bounded (see
-        // CodecRegistry.Encoding).
-        CompatibleFieldSerializer.CompatibleFieldSerializerConfig config =
-            new CompatibleFieldSerializer.CompatibleFieldSerializerConfig();
-        config.setChunkedEncoding(false);
-        config.setReadUnknownFieldData(true);
-        k.register(e.getValue(), new CompatibleFieldSerializer<>(k, e.getValue(), config), e.getKey());
+        // CodecRegistry.Encoding and DeclaredSizes.compatible).
+        k.register(e.getValue(), DeclaredSizes.compatible(k, e.getValue()), e.getKey());
       } else {
         // Kryo's default serializer for the class, or the one its @DefaultSerializer names.
         k.register(e.getValue(), e.getKey());

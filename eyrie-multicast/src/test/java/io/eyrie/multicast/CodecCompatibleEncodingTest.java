@@ -172,4 +172,14 @@ class CodecCompatibleEncodingTest {
   static final class Holder {
     Object inside;
   }
+
+  @Test
+  void aHostileCountOfFieldNamesIsRefusedBeforeAnythingIsAllocated() {
+    com.esotericsoftware.kryo.io.Output out = new com.esotericsoftware.kryo.io.Output(16, -1);
+    out.writeVarInt(ID + 2, true); // the class (Kryo writes id + 2)
+    out.writeVarInt(1 << 30, true); // a billion field names in a few bytes
+    out.writeString("a");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> N.decode(out.toBytes()));
+    assertTrue(e.getMessage().contains("declares 1073741824 elements"), e.getMessage());
+  }
 }
