@@ -3,6 +3,7 @@ package io.eyrie.multicast.internal.state;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.GroupId;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -19,7 +20,13 @@ public final class GroupStateSnapshot {
 
   /** Writes the state. */
   public static void write(GroupState s, Output out) {
-    SnapshotFormat.writeHeader(out);
+    // No part of the state has an extension yet (SnapshotFormat).
+    write(s, out, new TreeMap<>());
+  }
+
+  /** Writes the state with extensions (tag to bytes), which a reader that does not know them skips. */
+  static void write(GroupState s, Output out, SortedMap<Integer, byte[]> extensions) {
+    int version = SnapshotFormat.writeHeader(out, !extensions.isEmpty());
     out.writeString(s.self.name());
     s.members.writeTo(out);
     s.order.writeTo(out, s.codec);
@@ -33,7 +40,7 @@ public final class GroupStateSnapshot {
       out.writeVarLong(v, true);
     }
     SnapshotIo.writeBytes(out, s.app.snapshot());
-    SnapshotFormat.writeExtensions(out, new TreeMap<>());
+    SnapshotFormat.writeExtensions(out, version, extensions);
   }
 
   /**

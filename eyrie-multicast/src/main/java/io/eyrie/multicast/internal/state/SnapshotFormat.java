@@ -28,26 +28,41 @@ import java.util.TreeMap;
  * <p>The extensions close a snapshot of version 8 or newer: a count, then each as a tag and
  * length-prefixed bytes, in tag order. A reader gives the tags it knows to their parts and skips
  * the others. This build knows none and writes none.
+ *
+ * <p>A writer uses the oldest version that holds what it writes: a snapshot without extensions
+ * is written as version 7, which says the same, so a node of the previous release can install
+ * one that a leader of this release sends it during a rolling upgrade.
  */
 public final class SnapshotFormat {
   /**
-   * The version this build writes. 8: the lowest-reader field and the extensions (issue 29).
+   * The newest version this build reads and writes (when a snapshot has extensions). 8: the lowest-reader field and the extensions (issue 29).
    * 7: the retention table, no replies awaiting started-signals (design 4.3.1); 6: deferred
    * messages; 5: the groups this group knows of; 3: one section per part of the state; 2: the
    * highest pending seqs, encoded Data items, conflicting messages.
    */
   public static final int VERSION = 8;
-  /** The previous version, which this build still reads: the layout of issue 25 step 1. */
+  /**
+   * The previous version, which this build still reads, and writes when a snapshot has no
+   * extensions: the layout of issue 25 step 1.
+   */
   public static final int PREVIOUS = 7;
-  /** The lowest version that reads what this build writes. */
+  /** The lowest version that reads a snapshot of version 8 this build writes. */
   static final int LOWEST_READER = 8;
 
   private SnapshotFormat() {}
 
-  /** Writes the header of a snapshot of this build's version. */
-  static void writeHeader(Output out) {
+  /**
+   * Writes the header of a snapshot and returns its version: {@link #PREVIOUS} if it has no
+   * extensions, else {@link #VERSION} with {@link #LOWEST_READER}.
+   */
+  static int writeHeader(Output out, boolean extensions) {
+    if (!extensions) {
+      out.writeInt(PREVIOUS);
+      return PREVIOUS;
+    }
     out.writeInt(VERSION);
     out.writeVarInt(LOWEST_READER, true);
+    return VERSION;
   }
 
   /**
@@ -77,8 +92,17 @@ public final class SnapshotFormat {
     return " snapshot versions " + PREVIOUS + " to " + VERSION;
   }
 
-  /** Writes the extensions of a snapshot (tag to bytes). */
-  static void writeExtensions(Output out, SortedMap<Integer, byte[]> extensions) {
+  /**
+   * Writes the extensions of a snapshot (tag to bytes) of the version {@link #writeHeader}
+   * returned (none in one of version 7).
+   */
+  static void writeExtensions(Output out, int version, SortedMap<Integer, byte[]> extensions) {
+    if (version == PREVIOUS) {
+      if (!extensions.isEmpty()) {
+        throw new IllegalArgumentException("a snapshot of version " + PREVIOUS + " has no extensions");
+      }
+      return;
+    }
     out.writeVarInt(extensions.size(), true);
     for (Map.Entry<Integer, byte[]> e : extensions.entrySet()) {
       out.writeVarInt(e.getKey(), true);

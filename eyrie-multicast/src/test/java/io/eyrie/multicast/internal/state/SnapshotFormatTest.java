@@ -31,13 +31,11 @@ class SnapshotFormatTest {
   /** This build's snapshot of a small state, rewritten as a newer writer would. */
   private byte[] asNewer(int version, int lowestReader, byte[] extensions) {
     byte[] b = t.snapshot(state());
-    assertEquals(SnapshotFormat.VERSION, b[0]);
-    assertEquals(SnapshotFormat.LOWEST_READER, b[4]);
-    assertEquals(0, b[b.length - 1], "no extensions");
+    assertEquals(SnapshotFormat.PREVIOUS, b[0], "without extensions, version 7");
     Output out = new Output(b.length + extensions.length + 16, -1);
     out.writeInt(version);
     out.writeVarInt(lowestReader, true);
-    out.writeBytes(b, 5, b.length - 6);
+    out.writeBytes(b, 4, b.length - 4);
     out.writeBytes(extensions);
     return out.toBytes();
   }
@@ -75,7 +73,7 @@ class SnapshotFormatTest {
     byte[] b = t.snapshot(state());
     Output out = new Output(b.length, -1);
     out.writeInt(SnapshotFormat.PREVIOUS - 1);
-    out.writeBytes(Arrays.copyOfRange(b, 5, b.length));
+    out.writeBytes(Arrays.copyOfRange(b, 4, b.length));
     GroupState r = t.group(G0, new SimDeliverer(null));
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> GroupStateSnapshot.read(r, new Input(out.toBytes())));
@@ -96,5 +94,14 @@ class SnapshotFormatTest {
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> GroupStateSnapshot.read(r,
         new Input(asNewer(SnapshotFormat.VERSION + 1, SnapshotFormat.VERSION, ext.toBytes()))));
     assertTrue(e.getMessage().contains("extension 42 appears twice"), e.getMessage());
+  }
+
+  @Test
+  void thisBuildsOwnVersionIsReadAndWithoutExtensionsItWritesThePreviousOne() {
+    GroupState r = t.group(G0, new SimDeliverer(null));
+    GroupStateSnapshot.read(r, new Input(asNewer(SnapshotFormat.VERSION, SnapshotFormat.LOWEST_READER, new byte[] {0})));
+    byte[] again = t.snapshot(r);
+    assertArrayEquals(t.snapshot(state()), again);
+    assertEquals(SnapshotFormat.PREVIOUS, new Input(again).readInt(), "a node of the previous release reads it");
   }
 }
