@@ -51,13 +51,13 @@ public final class Service implements NodeApp {
   private final Supplier<? extends Deliverer> oracle;
   private final CommandAuthorizer authorizer;
 
-  private record Type(int id, Class<?> type) {}
+  private record Type(int id, Class<?> type, CodecRegistry.Encoding encoding) {}
 
   private Service(Builder b) {
     this.types = List.copyOf(b.types);
     CodecRegistry.Builder r = Eyrie.registry().toBuilder();
     for (Type t : types) {
-      r.register(t.id(), t.type());
+      r.register(t.id(), t.type(), t.encoding());
     }
     this.registry = r.build();
     this.server = b.server;
@@ -206,7 +206,25 @@ public final class Service implements NodeApp {
      * @return this builder
      */
     public Builder type(int id, Class<?> type) {
-      types.add(new Type(id, Objects.requireNonNull(type, "type")));
+      return type(id, type, CodecRegistry.Encoding.DEFAULT);
+    }
+
+    /**
+     * Registers a type with an encoding, as {@link #type(int, Class)} does. Use
+     * {@link CodecRegistry.Encoding#COMPATIBLE} for a plain class (not a record) whose fields may
+     * be added or removed between releases: a field added in release N+1 is skipped by nodes and
+     * clients of release N and keeps its constructor's value when N+1 reads N's objects, so the
+     * two interoperate during a rolling upgrade (docs/design.md, 4.7.1). An added field must be of
+     * a type N decodes and not a generic collection (see {@link CodecRegistry.Encoding}).
+     * Registration stays required; never change a registered type's encoding.
+     *
+     * @param id the registration id, 100 or more
+     * @param type the class
+     * @param encoding how its objects are encoded
+     * @return this builder
+     */
+    public Builder type(int id, Class<?> type, CodecRegistry.Encoding encoding) {
+      types.add(new Type(id, Objects.requireNonNull(type, "type"), Objects.requireNonNull(encoding, "encoding")));
       return this;
     }
 

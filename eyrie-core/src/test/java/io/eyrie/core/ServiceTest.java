@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
+import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.testing.RecordingDeliverer;
@@ -97,5 +98,39 @@ class ServiceTest {
   void theCopyChecksItsIdsAgain() {
     record Clash() {}
     assertThrows(IllegalArgumentException.class, () -> original.toBuilder().type(101, Clash.class).build());
+  }
+
+  /** A type of release N, whose fields will change. */
+  static final class ProfileV1 {
+    String name;
+  }
+
+  /** The same type in release N+1, with a field added. */
+  static final class ProfileV2 {
+    String name;
+    long since = -1;
+  }
+
+  @Test
+  void aCompatibleTypeIsReadAcrossReleasesAndKeptByACopy() {
+    Service n = original.toBuilder().type(102, ProfileV1.class, CodecRegistry.Encoding.COMPATIBLE).build();
+    Service n1 = original.toBuilder().type(102, ProfileV2.class, CodecRegistry.Encoding.COMPATIBLE).build();
+    assertEquals(CodecRegistry.Encoding.COMPATIBLE, n.registry().encoding(102));
+    assertEquals(CodecRegistry.Encoding.DEFAULT, n.registry().encoding(100));
+    assertEquals(n.registry(), n.toBuilder().build().registry(), "a copy keeps the encoding");
+
+    ProfileV1 old = new ProfileV1();
+    old.name = "ada";
+    ProfileV2 read = assertInstanceOf(ProfileV2.class, new Codec(n1.registry()).decode(new Codec(n.registry()).encode(old)));
+    assertEquals("ada", read.name);
+    assertEquals(-1, read.since, "the added field keeps its constructor's value");
+    read.since = 1815;
+    ProfileV1 back = assertInstanceOf(ProfileV1.class, new Codec(n.registry()).decode(new Codec(n1.registry()).encode(read)));
+    assertEquals("ada", back.name);
+
+    record Point(int x) {}
+    assertThrows(IllegalArgumentException.class,
+        () -> original.toBuilder().type(103, Point.class, CodecRegistry.Encoding.COMPATIBLE).build(),
+        "records keep the default encoding");
   }
 }

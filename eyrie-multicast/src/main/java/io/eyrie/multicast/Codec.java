@@ -87,8 +87,14 @@ public final class Codec {
         throw new IllegalArgumentException("id " + e.getKey() + " of " + e.getValue().getName()
             + " is eyrie-multicast's (" + taken.getType().getName() + ")");
       }
-      // Kryo's default serializer for the class, or the one its @DefaultSerializer names.
-      k.register(e.getValue(), e.getKey());
+      if (registry.encoding(e.getKey()) == CodecRegistry.Encoding.COMPATIBLE) {
+        // Field by field with names; not chunked, so every length read stays bounded (see
+        // CodecRegistry.Encoding and DeclaredSizes.compatible).
+        k.register(e.getValue(), DeclaredSizes.compatible(k, e.getValue()), e.getKey());
+      } else {
+        // Kryo's default serializer for the class, or the one its @DefaultSerializer names.
+        k.register(e.getValue(), e.getKey());
+      }
       maxId = Math.max(maxId, e.getKey());
     }
     DeclaredSizes.install(k, maxId);

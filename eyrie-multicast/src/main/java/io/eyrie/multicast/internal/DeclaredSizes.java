@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.CollectionSerializer;
+import com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.serializers.DefaultArraySerializers;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.serializers.MapSerializer;
@@ -105,6 +106,42 @@ public final class DeclaredSizes {
       return 1; // a varint, a null marker, a class id, or an element's first byte
     }
     return 0;
+  }
+
+  /**
+   * Kryo's {@code CompatibleFieldSerializer} for a class, not chunked (a chunked input would
+   * escape these bounds), that refuses a declared count of field names the bytes cannot hold
+   * before Kryo allocates arrays of that size (each name takes at least one byte).
+   *
+   * @param k the Kryo instance the serializer is for
+   * @param type the class
+   * @return the serializer
+   */
+  public static <T> Serializer<T> compatible(Kryo k, Class<T> type) {
+    CompatibleFieldSerializer.CompatibleFieldSerializerConfig config =
+        new CompatibleFieldSerializer.CompatibleFieldSerializerConfig();
+    config.setChunkedEncoding(false);
+    config.setReadUnknownFieldData(true);
+    return new BoundedCompatible<>(k, type, config);
+  }
+
+  private static final class BoundedCompatible<T> extends CompatibleFieldSerializer<T> {
+    BoundedCompatible(Kryo k, Class<T> type, CompatibleFieldSerializerConfig config) {
+      super(k, type, config);
+    }
+
+    @Override
+    public T read(Kryo kryo, Input input, Class<? extends T> type) {
+      // The names come once per message, the first time this serializer reads (Kryo keeps them
+      // in the graph context under the serializer).
+      if (kryo.getGraphContext().get(this) == null && input.getInputStream() == null) {
+        int start = input.position();
+        int names = input.readVarInt(true);
+        input.setPosition(start);
+        check(input, Integer.toUnsignedLong(names), 1, "a compatible class's field names");
+      }
+      return super.read(kryo, input, type);
+    }
   }
 
   /**

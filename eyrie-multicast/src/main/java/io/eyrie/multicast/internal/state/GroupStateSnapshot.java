@@ -3,6 +3,8 @@ package io.eyrie.multicast.internal.state;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.GroupId;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Writes and reads the whole replicated state of a group, as one section per part of
@@ -10,21 +12,21 @@ import io.eyrie.multicast.GroupId;
  * head, buffered items, replies awaiting started-signals), the channels (outboxes, positions),
  * the client table (log time, records, tombstones), then the counters and the application's
  * state. Each part writes and reads its own section; this class only fixes their order. Maps are
- * written in key order, so equal states give equal bytes.
+ * written in key order, so equal states give equal bytes. The header and the trailing extensions,
+ * and which versions this build reads, are {@link SnapshotFormat}'s.
  */
 public final class GroupStateSnapshot {
-  /**
-   * 3: one section per part of the state (the log time and the next sweep moved to the client
-   * table's section). 2 added the highest pending seqs (review F3), encoded Data items (F6) and
-   * conflicting messages (F7). Older snapshots are refused.
-   */
-  private static final int VERSION = 7; // 5: the groups this group knows of (groups added to a running cluster); 6: deferred messages; 7: the retention table, no replies awaiting started-signals (design 4.3.1)
-
   private GroupStateSnapshot() {}
 
   /** Writes the state. */
   public static void write(GroupState s, Output out) {
-    out.writeInt(VERSION);
+    // No part of the state has an extension yet (SnapshotFormat).
+    write(s, out, new TreeMap<>());
+  }
+
+  /** Writes the state with extensions (tag to bytes), which a reader that does not know them skips. */
+  static void write(GroupState s, Output out, SortedMap<Integer, byte[]> extensions) {
+    int version = SnapshotFormat.writeHeader(out, !extensions.isEmpty());
     out.writeString(s.self.name());
     s.members.writeTo(out);
     s.order.writeTo(out, s.codec);
@@ -38,6 +40,7 @@ public final class GroupStateSnapshot {
       out.writeVarLong(v, true);
     }
     SnapshotIo.writeBytes(out, s.app.snapshot());
+    SnapshotFormat.writeExtensions(out, version, extensions);
   }
 
   /**
@@ -45,11 +48,7 @@ public final class GroupStateSnapshot {
    * for the same group.
    */
   public static void read(GroupState s, Input in) {
-    int version = in.readInt();
-    if (version != VERSION) {
-      throw new IllegalStateException("unsupported snapshot version " + version + " (this build reads version "
-          + VERSION + ")");
-    }
+    int version = SnapshotFormat.readHeader(in);
     String self = in.readString();
     if (!self.equals(s.self.name())) {
       throw new IllegalStateException("snapshot of group " + self + " cannot restore group " + s.self);
@@ -75,6 +74,8 @@ public final class GroupStateSnapshot {
     st.itemsSent = in.readVarLong(true);
     st.itemsReceived = in.readVarLong(true);
     byte[] app = SnapshotIo.readBytes(in);
+    // This build knows no extension: a newer writer's, if any, are skipped (SnapshotFormat).
+    SnapshotFormat.readExtensions(in, version);
     s.app.restore(app == null ? new byte[0] : app);
   }
 }

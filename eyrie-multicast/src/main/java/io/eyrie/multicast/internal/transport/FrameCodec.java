@@ -16,7 +16,9 @@ import java.util.function.IntSupplier;
 
 /**
  * Converts between one frame's bytes (the length prefix already removed) and the Kryo object
- * they hold, for both ends of a client connection.
+ * they hold, for both ends of a client connection. A frame may carry its version before the
+ * object ({@link FrameVersion}); one of a version this build does not read raises
+ * {@link FrameVersion.UnsupportedFrameVersionException}, a {@link MalformedFrameException}.
  *
  * <p>A frame that cannot be decoded raises a {@link MalformedFrameException}, which travels down
  * the pipeline as an exception; the handler behind this one decides what to answer. A frame that
@@ -33,8 +35,11 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
     }
   };
 
-  /** A frame whose bytes are not a registered Kryo object. */
-  public static final class MalformedFrameException extends CorruptedFrameException {
+  /**
+   * A frame whose bytes are not a registered Kryo object, or are of a frame version this build
+   * does not read ({@link FrameVersion.UnsupportedFrameVersionException}).
+   */
+  public static class MalformedFrameException extends CorruptedFrameException {
     private static final long serialVersionUID = 1L;
 
     MalformedFrameException(String message, Throwable cause) {
@@ -224,14 +229,19 @@ public final class FrameCodec extends MessageToMessageCodec<ByteBuf, Object> {
   protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
     int len = frame.readableBytes();
     Object decoded;
+    byte[] b;
+    int off;
+    if (frame.hasArray()) {
+      b = frame.array();
+      off = frame.arrayOffset() + frame.readerIndex();
+    } else {
+      b = new byte[len];
+      frame.getBytes(frame.readerIndex(), b);
+      off = 0;
+    }
+    int start = FrameVersion.bodyStart(b, off, len);
     try {
-      if (frame.hasArray()) {
-        decoded = codec.decode(frame.array(), frame.arrayOffset() + frame.readerIndex(), len);
-      } else {
-        byte[] copy = new byte[len];
-        frame.getBytes(frame.readerIndex(), copy);
-        decoded = codec.decode(copy, 0, len);
-      }
+      decoded = codec.decode(b, start, len - (start - off));
     } catch (IllegalArgumentException e) {
       throw new MalformedFrameException("malformed frame: " + e.getMessage(), e);
     }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
 import io.eyrie.multicast.MsgId;
@@ -21,6 +22,8 @@ import io.eyrie.multicast.internal.Wire.Start;
 import io.eyrie.multicast.testing.ExpectedErrors;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,8 +32,11 @@ import org.junit.jupiter.api.Timeout;
  * content (pending undecided, decided and conflicting messages, a parked head with buffered
  * items, a message waiting with resumeLater, a blocked one, the retention table, outboxes, client records with a watermark, a tombstone) must write exactly the bytes below, and
  * a fresh state restored from them must write them again. The bytes were taken again when
- * issue 25 step 1 changed the layout (retention table, no awaiting-starts section); a change
- * of the layout must change {@code GroupStateSnapshot}'s version, and this constant with it.
+ * issue 25 step 1 changed the layout (retention table, no awaiting-starts section), and version
+ * 8 (issue 29) added a header field and the extensions around them (a state without extensions
+ * is still written as version 7); a change of the layout must change
+ * {@link SnapshotFormat#VERSION}, and these constants with it. The previous version's bytes
+ * stay: this build must read them (the compatibility promise, design 4.7.1).
  */
 @Timeout(30)
 @ExpectedErrors("with other content than the message")
@@ -127,15 +133,38 @@ class GroupStateSnapshotBytesTest {
     assertFalse(s.outboxRange(G1, 0, 100).isEmpty());
 
     byte[] bytes = t.snapshot(s);
-    assertEquals(BYTES, HexFormat.of().formatHex(bytes), () -> s.describe());
+    assertEquals(BYTES_V7, HexFormat.of().formatHex(bytes), () -> s.describe());
 
     GroupState r = t.group(G0, new App(), 1000);
-    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES)));
-    assertEquals(BYTES, HexFormat.of().formatHex(t.snapshot(r)));
+    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES_V7)));
+    assertEquals(BYTES_V7, HexFormat.of().formatHex(t.snapshot(r)));
   }
 
-  /** Written by the code of issue 25 step 1 (snapshot version 7); see the class comment. */
-  private static final String BYTES = ""
+  /**
+   * The compatibility promise (design 4.7.1): the same state in version 8, with the lowest
+   * reader and an extension this build does not know (tag 42), is read, and the restored state
+   * is the same one. With that extension this build writes exactly these bytes; without
+   * extensions it writes version 7, the previous release's bytes (above), which that release
+   * reads.
+   */
+  @Test
+  void theSameStateInVersionEightWithAnUnknownExtensionIsRead() {
+    GroupState s = populated();
+    Output out = new Output(1 << 12, -1);
+    GroupStateSnapshot.write(s, out, new TreeMap<>(Map.of(42, new byte[] {1, 2, 3})));
+    assertEquals(BYTES_V8, HexFormat.of().formatHex(out.toBytes()));
+
+    GroupState r = t.group(G0, new App(), 1000);
+    GroupStateSnapshot.read(r, new Input(HexFormat.of().parseHex(BYTES_V8)));
+    assertEquals(BYTES_V7, HexFormat.of().formatHex(t.snapshot(r)));
+    assertEquals(s.describe(), r.describe());
+  }
+
+  /**
+   * Written by the code of issue 25 step 1 (snapshot version 7, the previous release's format,
+   * which this build must read); see the class comment. Keep it unchanged.
+   */
+  private static final String BYTES_V7 = ""
       + "0700000067b00467b0504152544954494fce000167b1504152544954494fce000167b2504152544954494fce000167b3"
       + "504152544954494fce0001650311030167b00167b30100bc840628051f0328000167b0000e00000000000000ffffffff"
       + "ffffffff000167b00e11030167b00167b10100bc84062a051f032a000167b0000f000000000000006400000000000000"
@@ -166,4 +195,10 @@ class GroupStateSnapshotBytesTest {
       + "657220623a31332e300a64656c6976657220623a31342e300a64656c6976657220623a31352e300a64656c6976657220"
       + "633131653a31302e300a64656c6976657220633131653a31312e300a64656c6976657220633131653a312e300a64656c"
       + "6976657220633131653a322e300a64656c6976657220633131653a322e300a64656c6976657220633131653a332e30";
+
+  /**
+   * Version 8 of the same state: the version, the lowest reader (8), the sections of version 7
+   * unchanged, then one extension (count 1, tag 42, length 3 + 1, the bytes 1 2 3).
+   */
+  private static final String BYTES_V8 = "08000000" + "08" + BYTES_V7.substring(8) + "01" + "2a" + "04" + "010203";
 }
