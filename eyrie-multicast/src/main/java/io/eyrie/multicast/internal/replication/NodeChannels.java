@@ -47,6 +47,8 @@ public final class NodeChannels implements AutoCloseable {
   private final Coalescing<ChannelSender> pumpRuns;
   private final ScheduledExecutorService ticker;
   private final ExecutorService pumps;
+  /** Answers other nodes' questions about hosted groups ({@link #answerPeer}). */
+  private final ExecutorService peerAnswers;
   /** The unlogged side of design 4.3.1: the exchanges of the hosted groups and the gate's questions. */
   private final LeaderExchanges exchanges;
   private volatile SubmitFailureHandler submitFailed = (g, s, t) -> {};
@@ -76,6 +78,7 @@ public final class NodeChannels implements AutoCloseable {
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-ticker"));
     this.pumps = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-channels"));
     this.pumpRuns = new Coalescing<>(pumps, "channel pump");
+    this.peerAnswers = Executors.newSingleThreadExecutor(r -> daemon(r, "eyrie-n" + nodeId + "-peer-answers"));
     this.peers = new PeerQuestions(() -> this.cluster, options, codec, queries);
     this.exchanges = new LeaderExchanges(nodeId, codec, peers, divisions::get, machines, g -> submitter(g));
   }
@@ -271,10 +274,12 @@ public final class NodeChannels implements AutoCloseable {
    */
   public CompletableFuture<byte[]> answerPeer(GroupId g, byte[] question) {
     if (divisions.containsKey(g)) {
+      // Off the client port's event loop: the answer takes the replica's lock, which an apply
+      // may hold for a while, and the loop serves every client connection.
       try {
-        return CompletableFuture.completedFuture(machines.apply(g).queryLocally(question));
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
+        return CompletableFuture.supplyAsync(() -> machines.apply(g).queryLocally(question), peerAnswers);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        return CompletableFuture.failedFuture(e); // closing
       }
     }
     return queries.queryUnordered(g, question);
@@ -358,6 +363,7 @@ public final class NodeChannels implements AutoCloseable {
     closed = true;
     ticker.shutdownNow();
     pumps.shutdownNow();
+    peerAnswers.shutdownNow();
     exchanges.close();
     for (Map<GroupId, ChannelSender> m : senders.values()) {
       m.values().forEach(ChannelSender::deactivate);
