@@ -37,26 +37,9 @@ cd "$root"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 data="$(mktemp -d /tmp/eyrie-failover.XXXXXX)"
-# A port is free if nothing listens on it and nothing is connected from or to it.
-port_free() { ! ss -Htan "( sport = :$1 or dport = :$1 )" 2> /dev/null | grep -q .; }
-block_free() { # base: raft base+1..3, client base+11..13, metrics base+21..23
-  local o
-  for o in 1 2 3 11 12 13 21 22 23; do port_free $(( $1 + o )) || return 1; done
-}
-for _ in $(seq 1 50); do
-  base=$(( 10000 + (RANDOM % 2200) * 10 ))
-  block_free "$base" && break
-  base=
-done
-if [[ -z "$base" ]]; then
-  echo "failover: found no free block of ports between 10000 and 32000" >&2
-  exit 3
-fi
-{
-  for n in 1 2 3; do echo "node $n 127.0.0.1 raft=$((base + n)) client=$((base + 10 + n))"; done
-  echo "group oracle oracle 1,2,3"
-  for p in 0 1 2 3; do echo "group p$p partition 1,2,3"; done
-} > "$out/cluster.conf"
+# shellcheck source=local-cluster.sh
+source "$root/bench/scripts/local-cluster.sh"
+local_cluster failover "$out/cluster.conf"
 bin/chirper --help > /dev/null # builds the jar on first use
 
 pids=()
@@ -64,17 +47,6 @@ start_node() { # id
   bin/chirper node --cluster "$out/cluster.conf" --id "$1" --data "$data/n$1" --metrics-port $(( base + 20 + $1 )) \
     >> "$out/node$1.log" 2>&1 &
   pids[$1]=$!
-}
-await_ready() { # id: until the node's /ready answers 200, or fail the run
-  local deadline=$(( SECONDS + 120 ))
-  until curl -fsS -o /dev/null "http://127.0.0.1:$(( base + 20 + $1 ))/ready" 2> /dev/null; do
-    if ! kill -0 "${pids[$1]}" 2> /dev/null || (( SECONDS > deadline )); then
-      echo "failover: node $1 never became ready (see $out/node$1.log)" | tee -a "$out/summary.txt"
-      tail -5 "$out/node$1.log" >&2 || true
-      exit 3
-    fi
-    sleep 0.2
-  done
 }
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
@@ -92,15 +64,7 @@ bin/chirper load --cluster "$out/cluster.conf" --workload mix --users 100 --foll
   > "$load_log" 2>&1 &
 load=$!
 # The setup phase comes first: wait until the load phase has begun before counting.
-deadline=$(( SECONDS + 300 ))
-until grep -q '^load:' "$load_log"; do
-  if ! kill -0 "$load" 2> /dev/null || (( SECONDS > deadline )); then
-    echo "failover: the load did not start" | tee -a "$out/summary.txt"
-    cat "$load_log"
-    exit 3
-  fi
-  sleep 0.2
-done
+await_load "$load" "$load_log"
 sleep "$kill_at"
 echo "failover: kill -9 node $victim at $(date -u +%T)" | tee -a "$out/summary.txt"
 kill -9 "${pids[$victim]}"

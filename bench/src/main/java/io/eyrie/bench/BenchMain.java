@@ -24,9 +24,7 @@ public final class BenchMain {
 
     @Override
     public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-      if (!a.positional().isEmpty()) {
-        throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-      }
+      a.noPositional();
       List<String> argv = new ArrayList<>();
       for (String o : valued) {
         if (a.has(o)) {

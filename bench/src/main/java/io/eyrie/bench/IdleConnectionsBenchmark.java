@@ -159,14 +159,16 @@ final class IdleConnectionsBenchmark {
   }
 
   private static String report(List<Sample> samples, int n, NodeOptions caps) {
-    StringBuilder b = new StringBuilder();
-    b.append("# Idle and half-sent connections against one node\n\n");
-    b.append(String.format(Locale.ROOT, "`bin/bench idle-connections --connections %d`: %d connections that send"
-        + " nothing and %d that send the header of a %d KiB frame and %d KiB of it. \"caps\" is the node's"
-        + " defaults (at most %d connections, %d per address, a started frame closed after %d ms idle);"
-        + " \"no caps\" sets them to their maximum. Heap after a full collection; direct = the JDK's direct"
-        + " buffer pool (Netty's pooled buffers); RSS = the whole JVM (one node, its Ratis group, the"
-        + " client).%n%n", n, n, n, DECLARED >> 10, SENT >> 10, caps.maxClientConnections(),
+    StringBuilder b = new StringBuilder("""
+        # Idle and half-sent connections against one node
+
+        `bin/bench idle-connections --connections %1$d`: %1$d connections that send nothing and %1$d
+        that send the header of a %2$d KiB frame and %3$d KiB of it. "caps" is the node's defaults (at
+        most %4$d connections, %5$d per address, a started frame closed after %6$d ms idle); "no caps"
+        sets them to their maximum. Heap after a full collection; direct = the JDK's direct buffer pool
+        (Netty's pooled buffers); RSS = the whole JVM (one node, its Ratis group, the client).
+
+        """.formatted(n, DECLARED >> 10, SENT >> 10, caps.maxClientConnections(),
         caps.maxClientConnectionsPerAddress(), caps.frameIdleTimeoutMs()));
     b.append("| setting | when | heap MiB | direct MiB | RSS MiB | connections held | closed for an idle frame | serves |\n");
     b.append("|---|---|---|---|---|---|---|---|\n");

@@ -77,9 +77,7 @@ final class DemoCommand implements Subcommand {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
+    a.noPositional();
     int nodes = a.integer("nodes", 3, 1, 9);
     int partitions = a.integer("partitions", 4, 1, 64);
     LoadSession.Options o = LoadSession.options(a, partitions, 200, 5, Duration.ofSeconds(20));

@@ -56,9 +56,7 @@ final class LoadCommand implements Subcommand {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
+    a.noPositional();
     ClusterConfig cluster = SingleCommand.cluster(a);
     LoadSession.Options o = LoadSession.options(a, cluster.partitions().size(), 1000, 10, Duration.ofSeconds(30));
     LoadSession.Report r = LoadSession.run(cluster, o, out, ProgressLine.stdoutIsTerminal() && out == System.out, null);

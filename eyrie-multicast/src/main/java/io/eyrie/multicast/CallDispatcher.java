@@ -191,21 +191,30 @@ final class CallDispatcher {
     return downOther != 0 ? downOther : members.get(start);
   }
 
+  /** An attempt that was ended: the node it went to, and how many attempts the call had made. */
+  private record Ended(int node, int attempts) {}
+
+  /** Ends attempt {@code rid} if it is still the call's live one, else returns null; the caller holds the call's lock. */
+  private static Ended end(ClientCall c, long rid) {
+    if (c.result.isDone() || c.current != rid) {
+      return null;
+    }
+    c.current = 0;
+    return new Ended(c.currentNode, c.attempts);
+  }
+
   private void onAttemptTimeout(ClientCall c, long rid) {
-    int node;
-    int attempts;
+    Ended e;
     synchronized (c) {
-      if (c.result.isDone() || c.current != rid) {
-        return;
-      }
-      c.current = 0;
-      node = c.currentNode;
-      attempts = c.attempts;
+      e = end(c, rid);
+    }
+    if (e == null) {
+      return;
     }
     // The old request stays registered: its reply, should it still come, is as good as any.
-    LOG.debug("{}: no reply from node {} within {} ms, resending", c, node, attemptTimeout(attempts));
-    notifyResend(c, node, attempts, ResendListener.Reason.ATTEMPT_TIMEOUT);
-    attempt(c, node);
+    LOG.debug("{}: no reply from node {} within {} ms, resending", c, e.node(), attemptTimeout(e.attempts()));
+    notifyResend(c, e.node(), e.attempts(), ResendListener.Reason.ATTEMPT_TIMEOUT);
+    attempt(c, e.node());
   }
 
   /** Gives up on attempt {@code rid} and sends again after a short random backoff. */
@@ -214,22 +223,19 @@ final class CallDispatcher {
   }
 
   private void retryLater(ClientCall c, long rid, String why, ResendListener.Reason reason) {
-    int node;
-    int attempts;
+    Ended e;
     synchronized (c) {
-      if (c.result.isDone() || c.current != rid) {
+      e = end(c, rid);
+      if (e == null) {
         return;
       }
-      c.current = 0;
       cancel(c.attemptTimer);
-      node = c.currentNode;
-      attempts = c.attempts;
-      conns.get(node).inflight.remove(rid, c);
+      conns.get(e.node()).inflight.remove(rid, c);
       long delay = 50 + ThreadLocalRandom.current().nextLong(151);
-      c.backoffTimer = schedule(() -> attempt(c, node), delay);
+      c.backoffTimer = schedule(() -> attempt(c, e.node()), delay);
     }
     LOG.debug("{}: {}; resending", c, why);
-    notifyResend(c, node, attempts, reason);
+    notifyResend(c, e.node(), e.attempts(), reason);
   }
 
   private void notifyResend(ClientCall c, int node, int attempts, ResendListener.Reason reason) {

@@ -102,6 +102,17 @@ public final class Args {
     return positional;
   }
 
+  /**
+   * Refuses positional arguments, for a command that takes none.
+   *
+   * @throws UsageException naming the first one given
+   */
+  public void noPositional() throws UsageException {
+    if (!positional.isEmpty()) {
+      throw new UsageException("unexpected argument '" + positional.get(0) + "'");
+    }
+  }
+
   /** Returns true if the option was given. */
   public boolean has(String name) {
     return options.containsKey(name);

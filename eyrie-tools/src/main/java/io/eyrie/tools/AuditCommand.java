@@ -42,9 +42,7 @@ final class AuditCommand implements Command {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
+    a.noPositional();
     ClusterConfig cluster = Tools.cluster(a);
     if (cluster.oracle() == null) {
       throw new Args.UsageException("the cluster file has no oracle group");

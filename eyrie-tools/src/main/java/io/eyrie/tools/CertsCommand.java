@@ -69,9 +69,7 @@ final class CertsCommand implements Command {
    * Certs#SKEW}): now from the command line, in the past for tests of expired certificates.
    */
   int run(Args a, PrintStream out, PrintStream err, Instant start) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
+    a.noPositional();
     Path dir = Path.of(a.required("out"));
     List<Certs.Request> requests = new ArrayList<>();
     try {

@@ -125,9 +125,7 @@ final class NodeConf {
    * @throws Args.UsageException for a wrong command line or configuration file, in one line
    */
   static NodeConf resolve(Args a, String dataPrefix) throws Args.UsageException {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
+    a.noPositional();
     ClusterConfig cluster = Tools.cluster(a);
     int id = a.integer("id", -1, 1, Integer.MAX_VALUE);
     if (id < 0) {

@@ -55,9 +55,7 @@ final class StatusCommand implements Command {
 
   @Override
   public int run(Args a, PrintStream out, PrintStream err) throws Exception {
-    if (!a.positional().isEmpty()) {
-      throw new Args.UsageException("unexpected argument '" + a.positional().get(0) + "'");
-    }
+    a.noPositional();
     boolean json = "json".equals(a.choice("format", "text", "text", "json"));
     long timeoutMs = a.duration("timeout", Duration.ofSeconds(3), Duration.ofMillis(100)).toMillis();
     ClusterConfig file = Tools.cluster(a);

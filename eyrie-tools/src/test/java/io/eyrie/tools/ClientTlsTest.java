@@ -25,10 +25,6 @@ import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,8 +44,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -82,7 +76,6 @@ class ClientTlsTest {
   private static Service bank;
   private static EmbeddedCluster cluster;
   private static final Map<Integer, NodeHttp> HTTP = new TreeMap<>();
-  private final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
   static void certificatesAndCluster() throws Exception {
@@ -93,17 +86,12 @@ class ClientTlsTest {
     bank = new BankService().get();
     cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(bank).tls(dir)
         .options(NodeOptions.newBuilder().tlsHandshakeTimeoutMs(1500).frameIdleTimeoutMs(1500).build()).start();
-    for (int id : cluster.runningNodes().keySet()) {
-      HTTP.put(id, NodeHttp.start(cluster.node(id), "127.0.0.1", 0));
-    }
+    MetricsScrape.serve(cluster, HTTP);
   }
 
   @AfterAll
   static void stop() {
-    HTTP.values().forEach(NodeHttp::close);
-    if (cluster != null) {
-      cluster.close();
-    }
+    MetricsScrape.close(HTTP, cluster);
   }
 
   /** Runs {@code eyrie certs} with the arguments; it must succeed (shared with {@link RaftTlsTest}). */
@@ -431,30 +419,7 @@ class ClientTlsTest {
   }
 
   /** The sum over the nodes of a metric's samples whose labels contain {@code labels}. */
-  private double metric(String name, String... labels) {
-    double sum = 0;
-    for (NodeHttp h : HTTP.values()) {
-      String body;
-      try {
-        body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + h.port() + "/metrics")).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      Matcher m = Pattern.compile("(?m)^" + name + "\\{([^}]*)\\} (\\S+)$").matcher(body);
-      while (m.find()) {
-        boolean all = true;
-        for (String l : labels) {
-          all &= m.group(1).contains(l);
-        }
-        if (all) {
-          sum += Double.parseDouble(m.group(2));
-        }
-      }
-    }
-    return sum;
+  private static double metric(String name, String... labels) {
+    return MetricsScrape.sum(HTTP.values(), name, labels);
   }
 }

@@ -41,14 +41,12 @@ class PeerLinkTest {
   private static final GroupId P1 = GroupId.valueOf("p1");
   private static final Codec CODEC = new Codec(CodecRegistry.empty());
   private static EmbeddedCluster cluster;
+  /** The run's CA and certificates: nodes 1-3 and client "a". */
   private static Path dir;
 
-  @TempDir
-  static Path tmp;
-
   @BeforeAll
-  static void certificatesAndCluster() {
-    dir = tmp.resolve("certs");
+  static void certificatesAndCluster(@TempDir Path certs) {
+    dir = certs;
     ClientTlsTest.certs("--out", dir.toString(), "--nodes", "1,2,3", "--client", "a");
     cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(false).tls(dir)
         .deliverers((g, cl, codec) -> new RecordingDeliverer()).start();

@@ -22,11 +22,6 @@ import io.eyrie.multicast.Node;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.testing.Waits;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,8 +31,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,7 +60,6 @@ class ServiceAuthorizerTest {
   private static Service bank;
   private static EmbeddedCluster cluster;
   private static final Map<Integer, NodeHttp> HTTP = new TreeMap<>();
-  private final HttpClient http = HttpClient.newHttpClient();
 
   /**
    * a may touch its accounts (1000 to 1999) only; the admin anything; the hook throws on 1666 and
@@ -98,17 +90,12 @@ class ServiceAuthorizerTest {
     ClientTlsTest.certs("--out", dir.toString(), "--nodes", "1,2,3", "--admin", "ops", "--client", "a");
     bank = new BankService().get().toBuilder().authorizer(ServiceAuthorizerTest::decide).build();
     cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(bank).tls(dir).start();
-    for (int id : cluster.runningNodes().keySet()) {
-      HTTP.put(id, NodeHttp.start(cluster.node(id), "127.0.0.1", 0));
-    }
+    MetricsScrape.serve(cluster, HTTP);
   }
 
   @AfterAll
   static void stop() {
-    HTTP.values().forEach(NodeHttp::close);
-    if (cluster != null) {
-      cluster.close();
-    }
+    MetricsScrape.close(HTTP, cluster);
   }
 
   private static Client client(String who) {
@@ -212,25 +199,8 @@ class ServiceAuthorizerTest {
     return c.sendRead(Command.access(new BankOps.Read(), ObjId.valueOf(id))).get(WAIT_S, TimeUnit.SECONDS).status();
   }
 
-  /** The sum over the nodes of a metric's samples. */
-  private double metric(String name) {
-    double sum = 0;
-    for (NodeHttp h : HTTP.values()) {
-      String body;
-      try {
-        body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + h.port() + "/metrics")).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      Matcher m = Pattern.compile("(?m)^" + name + "(?:\\{[^}]*\\})? (\\S+)$").matcher(body);
-      while (m.find()) {
-        sum += Double.parseDouble(m.group(1));
-      }
-    }
-    return sum;
+  /** The sum over the nodes of a metric's samples whose labels contain {@code labels}. */
+  private static double metric(String name, String... labels) {
+    return MetricsScrape.sum(HTTP.values(), name, labels);
   }
 }

@@ -98,8 +98,8 @@ class FrameCodecTest {
     assertEquals(want.start().watermark(), r.start().watermark());
   }
 
-  /** Drains and releases the outbound buffers and parses them as length-prefixed replies. */
-  private static List<Wire.ClientReply> replies(EmbeddedChannel ch) {
+  /** Drains and releases the outbound buffers and parses them as length-prefixed replies (also for FrameVersionTest). */
+  static List<Wire.ClientReply> replies(EmbeddedChannel ch) {
     ch.runPendingTasks();
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     for (ByteBuf b; (b = ch.readOutbound()) != null; ) {

@@ -11,12 +11,10 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.testing.RawConnection;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,22 +54,7 @@ class FrameVersionTest {
   }
 
   private static List<Wire.ClientReply> replies(EmbeddedChannel ch) {
-    ch.runPendingTasks();
-    ByteArrayOutputStream all = new ByteArrayOutputStream();
-    for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-      byte[] bytes = new byte[b.readableBytes()];
-      b.readBytes(bytes);
-      all.writeBytes(bytes);
-      b.release();
-    }
-    ByteBuffer in = ByteBuffer.wrap(all.toByteArray());
-    List<Wire.ClientReply> out = new ArrayList<>();
-    while (in.hasRemaining()) {
-      byte[] body = new byte[in.getInt()];
-      in.get(body);
-      out.add(CODEC.decode(body, Wire.ClientReply.class));
-    }
-    return out;
+    return FrameCodecTest.replies(ch);
   }
 
   @Test
