@@ -21,6 +21,13 @@ import org.slf4j.LoggerFactory;
 final class Submitter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Submitter.class);
 
+  /**
+   * About the most payload bytes of starts one entry carries (but at least one start): with a
+   * client frame of at most 4 MiB, an entry stays far below the Raft port's frame limit
+   * ({@code RaftFrameLimit}).
+   */
+  static final long MAX_BATCH_PAYLOAD_BYTES = 1 << 20;
+
   private final GroupId group;
   private final RaftClientHolder client;
   private final Codec codec;
@@ -130,8 +137,12 @@ final class Submitter implements AutoCloseable {
           return;
         }
         batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
-        while (startsDue && !queue.isEmpty() && batch.size() < maxBatch) {
-          batch.add(queue.poll());
+        long bytes = 0;
+        while (startsDue && !queue.isEmpty() && batch.size() < maxBatch
+            && (batch.isEmpty() || bytes + queue.peek().payload().length <= MAX_BATCH_PAYLOAD_BYTES)) {
+          Wire.Start next = queue.poll();
+          bytes += next.payload().length;
+          batch.add(next);
         }
         if (othersDue) {
           ds = decides.values().toArray(new Wire.Decision[0]);

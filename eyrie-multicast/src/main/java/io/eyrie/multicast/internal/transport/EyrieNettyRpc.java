@@ -91,10 +91,10 @@ public final class EyrieNettyRpc implements RpcType {
     @Override
     public RaftServerRpc newRaftServerRpc(RaftServer server) {
       RaftServerRpc rpc = netty.newRaftServerRpc(server);
+      RaftTls.guardAccepts(rpc, tls, handshakeTimeoutMs);
       if (tls == null) {
         return new SerializedRpc(rpc, type, server, () -> { });
       }
-      RaftTls.secureAccepts(rpc, tls, handshakeTimeoutMs);
       // The proxies to peers need the server's id, which Ratis sets after making the RPC.
       return new SerializedRpc(rpc, type, server,
           () -> RaftTls.secureDials(rpc, server.getProperties(), tls, handshakeTimeoutMs));

@@ -93,13 +93,21 @@ public final class RaftTls {
     return ms == null ? 10_000 : ms;
   }
 
-  /** Makes the server accept only TLS with a node certificate (before it starts). */
-  static void secureAccepts(RaftServerRpc rpc, TlsConfig tls, int handshakeTimeoutMs) {
+  /**
+   * Puts the Raft port's frame limit ({@link RaftFrameLimit}) on every connection the server
+   * accepts, behind TLS with a node certificate if {@code tls} is not null (before it starts).
+   */
+  static void guardAccepts(RaftServerRpc rpc, TlsConfig tls, int handshakeTimeoutMs) {
     NettyRpcService s = netty(rpc);
     Field f = field(NettyRpcService.class, "workerGroup");
     try {
       EventLoopGroup workers = (EventLoopGroup) f.get(s);
-      f.set(s, new HookedEventLoopGroup(workers, ch -> accept(ch, tls, handshakeTimeoutMs)));
+      f.set(s, new HookedEventLoopGroup(workers, ch -> {
+        ch.pipeline().addFirst("eyrie-frame-limit", new RaftFrameLimit(RaftFrameLimit.MAX_FRAME_BYTES));
+        if (tls != null) {
+          accept(ch, tls, handshakeTimeoutMs);
+        }
+      }));
     } catch (IllegalAccessException e) {
       throw unreachable(f, e);
     }

@@ -1,0 +1,114 @@
+package io.eyrie.multicast.internal.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.multicast.EchoDeliverers;
+import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.MulticastClient;
+import io.eyrie.multicast.testing.RawConnection;
+import io.eyrie.multicast.testing.Waits;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.thirdparty.io.netty.buffer.ByteBuf;
+import org.apache.ratis.thirdparty.io.netty.buffer.Unpooled;
+import org.apache.ratis.thirdparty.io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Raft port's frame limit (issue 28): frames pass through unchanged however the bytes are
+ * split, a frame declared over the limit or a malformed length prefix closes the connection, and
+ * on a real cluster a raw socket that declares a 1 GiB frame to a node's Raft port is closed while
+ * the cluster keeps serving.
+ */
+@Timeout(120)
+class RaftFrameLimitTest {
+
+  private static byte[] varint(long v) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    while ((v & ~0x7fL) != 0) {
+      out.write((int) ((v & 0x7f) | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+    return out.toByteArray();
+  }
+
+  private static byte[] frame(int length) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(varint(length));
+    for (int i = 0; i < length; i++) {
+      out.write(i);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void framesUnderTheLimitPassUnchangedHoweverTheyAreSplit() {
+    EmbeddedChannel ch = new EmbeddedChannel(new RaftFrameLimit(1000));
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    all.writeBytes(frame(1000));
+    all.writeBytes(frame(200)); // a two-byte prefix
+    all.writeBytes(frame(0));
+    all.writeBytes(frame(999));
+    byte[] bytes = all.toByteArray();
+    // One byte at a time: every prefix and body is split at every point.
+    for (byte b : bytes) {
+      ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
+    }
+    ByteArrayOutputStream seen = new ByteArrayOutputStream();
+    for (ByteBuf b; (b = ch.readInbound()) != null; ) {
+      byte[] x = new byte[b.readableBytes()];
+      b.readBytes(x);
+      seen.writeBytes(x);
+      b.release();
+    }
+    assertArrayEquals(bytes, seen.toByteArray(), "the bytes reach Ratis's decoder as they came");
+    assertTrue(ch.isOpen());
+  }
+
+  @Test
+  void aFrameOverTheLimitOrAMalformedPrefixClosesTheConnection() {
+    EmbeddedChannel over = new EmbeddedChannel(new RaftFrameLimit(1000));
+    over.writeInbound(Unpooled.wrappedBuffer(frame(10)));
+    over.writeInbound(Unpooled.wrappedBuffer(varint(1001)));
+    assertFalse(over.isOpen(), "a frame of 1001 bytes against a limit of 1000");
+    EmbeddedChannel malformed = new EmbeddedChannel(new RaftFrameLimit(1000));
+    malformed.writeInbound(Unpooled.wrappedBuffer(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
+        (byte) 0x80, 1}));
+    assertFalse(malformed.isOpen(), "a length prefix of six bytes");
+  }
+
+  @Test
+  void aNodeClosesARaftConnectionThatDeclaresAHugeFrameAndKeepsServing() throws Exception {
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(1).oracle(false)
+        .deliverers(new EchoDeliverers()).start();
+         MulticastClient client = c.newClient()) {
+      c.awaitLeaders(Duration.ofSeconds(60));
+      GroupId g = c.cluster().groupIds().iterator().next();
+      for (int node : c.cluster().nodes().keySet()) {
+        try (Socket s = new Socket()) {
+          s.connect(new InetSocketAddress("127.0.0.1", c.cluster().node(node).raftPort()), 5000);
+          s.setSoTimeout(200);
+          OutputStream out = s.getOutputStream();
+          out.write(varint(1L << 30));
+          out.write(new byte[4096]);
+          out.flush();
+          Waits.until(Duration.ofSeconds(20), () -> RawConnection.closedByPeer(s),
+              () -> "node " + node + " closed the connection that declared a 1 GiB frame");
+        }
+      }
+      Object answer = client.multicast(Set.of(g), new byte[] {7}).get(60, TimeUnit.SECONDS);
+      assertEquals(byte[].class, answer.getClass(), "the cluster still serves");
+    }
+  }
+}
