@@ -13,14 +13,32 @@ import org.slf4j.LoggerFactory;
  * TLS), follows the frame boundaries as the bytes pass through unchanged, and closes a connection
  * whose frame declares more than {@link #MAX_FRAME_BYTES} or whose length prefix is malformed.
  *
- * <p>The bound is far above what nodes legitimately send: snapshot chunks are at most 16 MiB (Ratis's
+ * <p>The bound ({@link #forClientFrames}, 64 MiB with the default client frames) is far above what nodes legitimately send: snapshot chunks are at most 16 MiB (Ratis's
  * default), appendEntries carry at most the appender's buffer (4 MiB) or one entry, a start entry
  * holds about {@code Submitter.MAX_BATCH_PAYLOAD_BYTES} plus one start (a client frame, 4 MiB at
  * most), and a channel batch about 1 MiB plus one item of at most 3 MiB.
  */
 final class RaftFrameLimit extends ChannelInboundHandlerAdapter {
-  /** The largest frame a Raft port reads. */
+  /** The largest frame a Raft port reads with the client port's default frame limit. */
   static final long MAX_FRAME_BYTES = 64L << 20;
+  /** The {@code Parameters} key of a node's limit ({@link #forClientFrames}). */
+  static final String KEY = "eyrie.raft.frame-limit";
+
+  /**
+   * The Raft port's limit for a node whose client port takes frames of up to {@code
+   * clientFrameBytes}: a start entry holds about 1 MiB plus one start, and appendEntries the
+   * appender's buffer (4 MiB) plus one entry, so the limit stays well above them however large the
+   * client frames are allowed to be (an operator's {@code maxFrameBytes}).
+   */
+  static long forClientFrames(int clientFrameBytes) {
+    return Math.max(MAX_FRAME_BYTES, 2L * clientFrameBytes + (32L << 20));
+  }
+
+  /** The limit in Ratis parameters, or the default if they carry none (a Ratis client's own). */
+  static long of(org.apache.ratis.conf.Parameters p) {
+    Long v = p == null ? null : p.get(KEY, Long.class);
+    return v == null ? MAX_FRAME_BYTES : v;
+  }
   private static final RateLimitedWarnings WARNINGS =
       new RateLimitedWarnings(LoggerFactory.getLogger(RaftFrameLimit.class));
 

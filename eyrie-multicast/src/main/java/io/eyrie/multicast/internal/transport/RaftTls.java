@@ -94,16 +94,16 @@ public final class RaftTls {
   }
 
   /**
-   * Puts the Raft port's frame limit ({@link RaftFrameLimit}) on every connection the server
+   * Puts the Raft port's frame limit ({@link RaftFrameLimit}, {@code frameLimit} bytes) on every connection the server
    * accepts, behind TLS with a node certificate if {@code tls} is not null (before it starts).
    */
-  static void guardAccepts(RaftServerRpc rpc, TlsConfig tls, int handshakeTimeoutMs) {
+  static void guardAccepts(RaftServerRpc rpc, long frameLimit, TlsConfig tls, int handshakeTimeoutMs) {
     NettyRpcService s = netty(rpc);
     Field f = field(NettyRpcService.class, "workerGroup");
     try {
       EventLoopGroup workers = (EventLoopGroup) f.get(s);
       f.set(s, new HookedEventLoopGroup(workers, ch -> {
-        ch.pipeline().addFirst("eyrie-frame-limit", new RaftFrameLimit(RaftFrameLimit.MAX_FRAME_BYTES));
+        ch.pipeline().addFirst("eyrie-frame-limit", new RaftFrameLimit(frameLimit));
         if (tls != null) {
           accept(ch, tls, handshakeTimeoutMs);
         }

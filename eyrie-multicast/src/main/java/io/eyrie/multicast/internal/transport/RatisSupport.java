@@ -209,13 +209,17 @@ public final class RatisSupport {
   }
 
   /**
-   * The Ratis parameters of a node's servers and clients: its TLS, if it has some ({@link
+   * The Ratis parameters of a node's servers and clients: the Raft port's frame limit, which grows
+   * with the client port's ({@link RaftFrameLimit#forClientFrames}); its TLS, if it has some ({@link
    * RaftTls}), with the node's handshake timeout but never below the default (10 s): between
    * nodes a handshake that times out costs a reconnection and a retry, and on a loaded machine
    * a short timeout failed handshakes that were only slow.
    */
   public static Parameters parameters(NodeOptions o) {
-    return RaftTls.parameters(o.tls(), Math.max(o.tlsHandshakeTimeoutMs(), NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT));
+    Parameters p = RaftTls.parameters(o.tls(),
+        Math.max(o.tlsHandshakeTimeoutMs(), NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT));
+    p.put(RaftFrameLimit.KEY, RaftFrameLimit.forClientFrames(o.maxFrameBytes()), Long.class);
+    return p;
   }
 
   /**

@@ -9,6 +9,7 @@ import io.eyrie.multicast.EchoDeliverers;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
+import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.Waits;
 import java.io.ByteArrayOutputStream;
@@ -86,6 +87,16 @@ class RaftFrameLimitTest {
     malformed.writeInbound(Unpooled.wrappedBuffer(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
         (byte) 0x80, 1}));
     assertFalse(malformed.isOpen(), "a length prefix of six bytes");
+  }
+
+  @Test
+  void theLimitGrowsWithTheClientPortsFramesAndReachesTheServers() {
+    assertEquals(RaftFrameLimit.MAX_FRAME_BYTES, RaftFrameLimit.forClientFrames(4 << 20));
+    long big = RaftFrameLimit.forClientFrames(100 << 20);
+    assertTrue(big >= 2L * (100 << 20), "a start entry of a 100 MiB client frame still passes: " + big);
+    NodeOptions o = NodeOptions.newBuilder().maxFrameBytes(100 << 20).build();
+    assertEquals(big, RaftFrameLimit.of(RatisSupport.parameters(o)), "the node's Ratis parameters carry it");
+    assertEquals(RaftFrameLimit.MAX_FRAME_BYTES, RaftFrameLimit.of(null));
   }
 
   @Test
