@@ -2,11 +2,11 @@ package io.eyrie.bench;
 
 import io.eyrie.multicast.EchoDeliverers;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.EndpointStats;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeStats;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.BufferPoolMXBean;
@@ -138,7 +138,7 @@ final class IdleConnectionsBenchmark {
         direct = p.getMemoryUsed() / 1048576.0;
       }
     }
-    EndpointStats st = node.endpointStats();
+    NodeStats.Endpoint st = node.endpointStats();
     Sample x = new Sample(setting, when, heap, direct, rssMb(), st.connections(), st.frameTimeouts(), serves);
     System.out.println(x);
     return x;

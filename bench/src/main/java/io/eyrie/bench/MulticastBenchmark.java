@@ -10,7 +10,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.NodeTraffic;
+import io.eyrie.multicast.NodeStats;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -234,7 +234,7 @@ public final class MulticastBenchmark {
   public static Map<String, Long> traffic(EmbeddedCluster c) {
     Map<String, Long> m = new HashMap<>(Map.of("entries", 0L, "batches", 0L, "items", 0L, "bytes", 0L, "log", 0L));
     for (Node n : c.runningNodes().values()) {
-      NodeTraffic t = n.traffic();
+      NodeStats.Traffic t = n.traffic();
       m.merge("entries", t.startEntries(), Long::sum);
       m.merge("batches", t.channelBatches(), Long::sum);
       m.merge("items", t.channelItems(), Long::sum);

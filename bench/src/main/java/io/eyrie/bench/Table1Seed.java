@@ -40,7 +40,7 @@ final class Table1Seed {
       followers.get((int) e[1]).add(e[0]);
     }
     List<CompletableFuture<Reply>> inFlight = new ArrayList<>();
-    io.eyrie.chirper.LoadProgress line = new io.eyrie.chirper.LoadProgress(System.out, "loading the graph: users", users);
+    io.eyrie.chirper.ProgressLine.Loading line = new io.eyrie.chirper.ProgressLine.Loading(System.out, "loading the graph: users", users);
     for (int u = 0; u < users; u++) {
       Ops.SeedUser s = new Ops.SeedUser(u, g.community(u), slot(u, partitions),
           followers.get(u).stream().mapToLong(Long::longValue).toArray(),

@@ -97,7 +97,7 @@ final class GraphSetup {
   private void runAll(String what, int n, long deadline,
       IntFunction<Function<ChirperClient, CompletableFuture<Reply>>> cmd, Check check) throws Exception {
     Semaphore permits = new Semaphore(inFlight);
-    LoadProgress line = progress == null ? null : new LoadProgress(progress, what, n);
+    ProgressLine.Loading line = progress == null ? null : new ProgressLine.Loading(progress, what, n);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     for (int i = 0; i < n && failure.get() == null; i++) {
       if (!permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {

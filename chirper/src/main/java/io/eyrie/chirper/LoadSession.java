@@ -3,7 +3,7 @@ package io.eyrie.chirper;
 import io.eyrie.core.Client;
 import io.eyrie.core.Service;
 import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.ResendListener;
+import io.eyrie.multicast.MulticastClient;
 import io.eyrie.tools.Args;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -104,7 +104,7 @@ final class LoadSession {
    * @return the report
    * @throws Exception if the setup fails
    */
-  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, ResendListener resends)
+  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, MulticastClient.ResendListener resends)
       throws Exception {
     return run(cluster, o, out, tty, resends, null);
   }
@@ -122,7 +122,7 @@ final class LoadSession {
    * @return the report
    * @throws Exception if the setup fails
    */
-  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, ResendListener resends,
+  static Report run(ClusterConfig cluster, Options o, PrintStream out, boolean tty, MulticastClient.ResendListener resends,
       io.eyrie.multicast.TlsConfig tls) throws Exception {
     SocialGraph graph = SocialGraph.generate(o.seed(), new SocialGraph.Params(o.users(), o.communities(),
         o.follows(), 1.0, 0.9));

@@ -3,8 +3,8 @@ package io.eyrie.chirper;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.MsgId;
+import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
-import io.eyrie.multicast.ResendListener;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * if the command later fails with a timeout, the state from when it got stuck can be printed
  * instead of only the state 30 s later. Keeps the most recent {@value #KEPT} snapshots.
  */
-final class StuckCallProbe implements ResendListener, AutoCloseable {
+final class StuckCallProbe implements MulticastClient.ResendListener, AutoCloseable {
   private static final int KEPT = 20_000;
   /** After this many failed attempts of one call, every thread's stack is dumped once. */
   private static final int STACKS_AFTER = 5;

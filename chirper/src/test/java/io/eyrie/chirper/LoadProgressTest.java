@@ -10,14 +10,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@link LoadProgress}: a line at most once per interval, with the count and the rate so far. */
+/** {@link ProgressLine.Loading}: a line at most once per interval, with the count and the rate so far. */
 @Timeout(10)
 class LoadProgressTest {
   @Test
   void printsAtMostOncePerIntervalWithCountAndRate() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     AtomicLong now = new AtomicLong();
-    LoadProgress p = new LoadProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), "users", 10_000,
+    ProgressLine.Loading p = new ProgressLine.Loading(new PrintStream(bytes, true, StandardCharsets.UTF_8), "users", 10_000,
         2_000_000_000L, now::get);
     for (int i = 0; i < 3_000; i++) {
       p.advance(); // within the first interval: nothing printed

@@ -4,7 +4,6 @@ import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
-import io.eyrie.multicast.ResendListener;
 import io.eyrie.multicast.TlsConfig;
 import java.time.Duration;
 import java.util.List;
@@ -358,7 +357,7 @@ public final class Client implements AutoCloseable {
     }
 
     /** Sets a listener told each time one of this proxy's multicasts is sent again (default none). */
-    public Builder resendListener(ResendListener l) {
+    public Builder resendListener(MulticastClient.ResendListener l) {
       settings.resendListener = l;
       return this;
     }

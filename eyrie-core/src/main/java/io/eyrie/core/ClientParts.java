@@ -9,7 +9,6 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
-import io.eyrie.multicast.ResendListener;
 import io.eyrie.multicast.TlsConfig;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -33,7 +32,7 @@ record ClientParts(MulticastClient mc, ScheduledExecutorService timer, ProxyTran
     long maxCachedLocations = LocationCache.DEFAULT_MAX_SIZE;
     long totalTimeoutMs = 30_000;
     long attemptTimeoutMs;
-    ResendListener resendListener;
+    MulticastClient.ResendListener resendListener;
     TlsConfig tls;
   }
 

@@ -4,7 +4,6 @@ import io.eyrie.core.internal.CoreTypes;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Deliverer;
-import io.eyrie.multicast.DelivererFactory;
 import java.util.function.Supplier;
 
 /**
@@ -29,7 +28,7 @@ final class Eyrie {
    * @param oracle creates the oracle of one oracle replica
    * @return the factory to give a node or an embedded cluster
    */
-  static DelivererFactory deliverers(Supplier<? extends StateMachine> partitions,
+  static Deliverer.Factory deliverers(Supplier<? extends StateMachine> partitions,
       Supplier<? extends Deliverer> oracle) {
     return (g, cluster, codec) -> {
       if (cluster.group(g).kind() != ClusterConfig.Kind.ORACLE) {

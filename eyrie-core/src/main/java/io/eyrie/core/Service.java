@@ -1,16 +1,15 @@
 package io.eyrie.core;
 
-import io.eyrie.core.protocol.StatsReq;
-import io.eyrie.multicast.ClusterConfig;
-import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.core.protocol.AccessReq;
 import io.eyrie.core.protocol.ConsultReq;
 import io.eyrie.core.protocol.CreateReq;
 import io.eyrie.core.protocol.DeleteReq;
 import io.eyrie.core.protocol.ReadReq;
 import io.eyrie.core.protocol.SsmrReq;
+import io.eyrie.core.protocol.StatsReq;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Deliverer;
-import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.ForbiddenRequestException;
 import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.NodeApp;
@@ -49,7 +48,7 @@ public final class Service implements NodeApp {
   private final CodecRegistry registry;
   private final Supplier<? extends StateMachine> server;
   private final Supplier<? extends Deliverer> oracle;
-  private final CommandAuthorizer authorizer;
+  private final Authorizer authorizer;
 
   private record Type(int id, Class<?> type, CodecRegistry.Encoding encoding) {}
 
@@ -99,7 +98,7 @@ public final class Service implements NodeApp {
 
   /** Returns the deliverers of the service's partitions and oracle. */
   @Override
-  public DelivererFactory deliverers() {
+  public Deliverer.Factory deliverers() {
     return Eyrie.deliverers(server, oracle);
   }
 
@@ -160,7 +159,7 @@ public final class Service implements NodeApp {
     if (cmd == null) {
       throw new ForbiddenRequestException("the request carries no command");
     }
-    CommandAuthorizer.Decision d;
+    Authorizer.Decision d;
     try {
       d = authorizer.authorize(peer, cmd);
     } catch (ForbiddenRequestException e) {
@@ -190,7 +189,7 @@ public final class Service implements NodeApp {
     private final List<Type> types = new ArrayList<>();
     private Supplier<? extends StateMachine> server;
     private Supplier<? extends Deliverer> oracle;
-    private CommandAuthorizer authorizer;
+    private Authorizer authorizer;
 
     private Builder() {}
 
@@ -258,20 +257,20 @@ public final class Service implements NodeApp {
      * the command is submitted to any log; a denial (or a hook that throws or returns null) is
      * answered {@code FORBIDDEN} with the reason, logged with the peer's identity and counted in
      * {@code eyrie_endpoint_forbidden_total}. Not called for {@code node} identities, nor without
-     * TLS (no identity: everything is allowed). See {@link CommandAuthorizer}.
+     * TLS (no identity: everything is allowed). See {@link Authorizer}.
      *
      * <pre>{@code
      * Service bank = new BankService().get().toBuilder()
      *     .authorizer((peer, cmd) -> cmd.objects().stream().allMatch(o -> owns(peer.name(), o))
-     *         ? CommandAuthorizer.Decision.allow()
-     *         : CommandAuthorizer.Decision.deny("not your account"))
+     *         ? Authorizer.Decision.allow()
+     *         : Authorizer.Decision.deny("not your account"))
      *     .build();
      * }</pre>
      *
      * @param a the hook, or null for none
      * @return this builder
      */
-    public Builder authorizer(CommandAuthorizer a) {
+    public Builder authorizer(Authorizer a) {
       this.authorizer = a;
       return this;
     }
@@ -286,6 +285,81 @@ public final class Service implements NodeApp {
       Objects.requireNonNull(server, "server");
       Objects.requireNonNull(oracle, "oracle (OracleStateMachine::new from eyrie-oracle for the default placement)");
       return new Service(this); // fails now, not on a node, if two types share an id
+    }
+  }
+
+  /**
+   * Decides, per command, whether a peer may run it: the application's authorization by object, set
+   * with {@link Service.Builder#authorizer}. It sees who sends (the {@link Identity} of the peer's
+   * certificate: its name and role) and the decoded {@link Command}: its kind, the application's
+   * operation ({@link Command#op()}) and the objects it touches ({@link Command#objects()}).
+   *
+   * <p><b>Where and when.</b> On a node whose client port runs mutual TLS, the node that receives a
+   * client's request calls the hook before the request is submitted to any log, on the endpoint's
+   * threads: it must be quick and must not block. A denial is answered {@code FORBIDDEN} with the
+   * reason ({@code forbidden: identity app (client) may not multicast AccessReq: <reason>}), logged
+   * with the peer's identity and counted in the node's {@code eyrie_endpoint_forbidden_total}; the
+   * client's call fails with a {@link io.eyrie.multicast.MulticastException} of status {@code
+   * FORBIDDEN}, and nothing of the command runs. A hook that throws (any Throwable) or returns
+   * null denies; one that throws {@link io.eyrie.multicast.ForbiddenRequestException} denies with
+   * that exception's reason.
+   *
+   * <p>It is called for every request that carries an application command from a {@code client}
+   * or {@code admin} identity: the consultation of the oracle, the command itself sent to its
+   * partitions, a read-only command, a create and a delete. One command may therefore be judged
+   * more than once (at the oracle and at its partitions, and again when resent), so the decision
+   * must depend on the peer and the command only. It is not called for a {@code node} identity
+   * (a node replicates every command and may send everything), nor for Eyrie's own requests
+   * (moves, partition changes, statistics; {@link Service#requiredRole} governs those), and not at
+   * all without TLS: a node without TLS knows no identity and lets everyone send everything.
+   */
+  @FunctionalInterface
+  public interface Authorizer {
+
+    /**
+     * Decides whether {@code peer} may run {@code command}.
+     *
+     * @param peer the identity of the peer's certificate: never null, never a {@code node}
+     * @param command the decoded command, as the client proxy sent it
+     * @return {@link Decision#allow()} or {@link Decision#deny(String)}; null denies
+     */
+    Decision authorize(Identity peer, Command command);
+
+    /**
+     * A decision: allowed, or denied with a reason sent back to the peer.
+     *
+     * @param allowed whether the command may run
+     * @param reason why it may not (null if allowed)
+     */
+    record Decision(boolean allowed, String reason) {
+      private static final Decision ALLOW = new Decision(true, null);
+
+      /** Checks that a denial has a reason. */
+      public Decision {
+        if (!allowed) {
+          Objects.requireNonNull(reason, "a denial needs a reason");
+        }
+      }
+
+      /**
+       * Returns the decision that lets the command run.
+       *
+       * @return the allowing decision
+       */
+      public static Decision allow() {
+        return ALLOW;
+      }
+
+      /**
+       * Returns a denial.
+       *
+       * @param reason why, for the peer (it is sent back with {@code FORBIDDEN}; say nothing the
+       *     peer must not learn)
+       * @return the denial
+       */
+      public static Decision deny(String reason) {
+        return new Decision(false, reason);
+      }
     }
   }
 }

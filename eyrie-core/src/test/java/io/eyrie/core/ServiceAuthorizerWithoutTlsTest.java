@@ -22,9 +22,9 @@ class ServiceAuthorizerWithoutTlsTest {
   @Test
   void withoutAPeerTheHookIsNotAskedAndTheRolesStay() {
     AtomicInteger asked = new AtomicInteger();
-    CommandAuthorizer hook = (peer, cmd) -> {
+    Service.Authorizer hook = (peer, cmd) -> {
       asked.incrementAndGet();
-      return CommandAuthorizer.Decision.deny("never");
+      return Service.Authorizer.Decision.deny("never");
     };
     Service s = Service.newBuilder().server(() -> null).oracle(() -> null).authorizer(hook).build();
     assertNull(s.requiredRole(new AccessReq(Command.access("op", ObjId.valueOf(1)))));
@@ -35,8 +35,8 @@ class ServiceAuthorizerWithoutTlsTest {
 
   @Test
   void aDenialNeedsAReason() {
-    assertSame(CommandAuthorizer.Decision.allow(), CommandAuthorizer.Decision.allow());
+    assertSame(Service.Authorizer.Decision.allow(), Service.Authorizer.Decision.allow());
     org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
-        () -> CommandAuthorizer.Decision.deny(null));
+        () -> Service.Authorizer.Decision.deny(null));
   }
 }

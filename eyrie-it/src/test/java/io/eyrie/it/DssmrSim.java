@@ -10,7 +10,7 @@ import io.eyrie.core.protocol.StatsReq;
 import io.eyrie.examples.bank.BankServer;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
-import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.testing.SimGroup;
@@ -41,7 +41,7 @@ final class DssmrSim {
 
   final ClusterConfig cluster;
   final Codec codec;
-  final DelivererFactory factory;
+  final Deliverer.Factory factory;
   final TreeMap<GroupId, SimGroup> groups = new TreeMap<>();
   /** Per channel "from>to": the next sequence number to ship. */
   private final Map<String, Long> sent = new HashMap<>();

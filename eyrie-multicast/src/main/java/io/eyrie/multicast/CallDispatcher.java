@@ -46,7 +46,7 @@ final class CallDispatcher {
   private final long totalTimeoutMs;
   private final EventLoopGroup io;
   private final LongConsumer seqFinished;
-  private final ResendListener resendListener;
+  private final MulticastClient.ResendListener resendListener;
   private final Map<Integer, ClientConnection> conns;
   private final Map<GroupId, Integer> leaderHints = new ConcurrentHashMap<>();
   private final AtomicLong requestIds = new AtomicLong();
@@ -61,7 +61,7 @@ final class CallDispatcher {
    * @param seqFinished told a multicast's seq as it finishes, before its future completes
    */
   CallDispatcher(ClusterConfig cluster, Codec codec, long attemptTimeoutMs, long totalTimeoutMs, EventLoopGroup io,
-      LongConsumer seqFinished, ResendListener resendListener, TlsConfig tls) {
+      LongConsumer seqFinished, MulticastClient.ResendListener resendListener, TlsConfig tls) {
     this.cluster = cluster;
     this.codec = codec;
     this.attemptTimeoutMs = attemptTimeoutMs;
@@ -213,16 +213,16 @@ final class CallDispatcher {
     }
     // The old request stays registered: its reply, should it still come, is as good as any.
     LOG.debug("{}: no reply from node {} within {} ms, resending", c, e.node(), attemptTimeout(e.attempts()));
-    notifyResend(c, e.node(), e.attempts(), ResendListener.Reason.ATTEMPT_TIMEOUT);
+    notifyResend(c, e.node(), e.attempts(), MulticastClient.ResendListener.Reason.ATTEMPT_TIMEOUT);
     attempt(c, e.node());
   }
 
   /** Gives up on attempt {@code rid} and sends again after a short random backoff. */
   void retryLater(ClientCall c, long rid, String why) {
-    retryLater(c, rid, why, ResendListener.Reason.CONNECTION);
+    retryLater(c, rid, why, MulticastClient.ResendListener.Reason.CONNECTION);
   }
 
-  private void retryLater(ClientCall c, long rid, String why, ResendListener.Reason reason) {
+  private void retryLater(ClientCall c, long rid, String why, MulticastClient.ResendListener.Reason reason) {
     Ended e;
     synchronized (c) {
       e = end(c, rid);
@@ -238,7 +238,7 @@ final class CallDispatcher {
     notifyResend(c, e.node(), e.attempts(), reason);
   }
 
-  private void notifyResend(ClientCall c, int node, int attempts, ResendListener.Reason reason) {
+  private void notifyResend(ClientCall c, int node, int attempts, MulticastClient.ResendListener.Reason reason) {
     if (resendListener == null) {
       return;
     }
@@ -315,7 +315,7 @@ final class CallDispatcher {
       case UNAVAILABLE -> {
         conn.inflight.remove(r.requestId(), c);
         retryLater(c, r.requestId(), "node " + conn.nodeId() + " unavailable: " + r.error(),
-            ResendListener.Reason.UNAVAILABLE);
+            MulticastClient.ResendListener.Reason.UNAVAILABLE);
       }
       // EXPIRED is not a refusal: the message may have run (see ClientExpiredException).
       case EXPIRED -> finish(c, null, new ClientExpiredException(c.msgId(), "EXPIRED for " + c

@@ -1,10 +1,10 @@
 package io.eyrie.multicast;
 
 /**
- * A {@link DelivererFactory} whose deliverers answer every message with its own payload and keep
+ * A {@link Deliverer.Factory} whose deliverers answer every message with its own payload and keep
  * no state: the simplest service, for trying a cluster and for measuring the multicast alone.
  */
-public final class EchoDeliverers implements DelivererFactory {
+public final class EchoDeliverers implements Deliverer.Factory {
 
   /** Creates the factory. */
   public EchoDeliverers() {}

@@ -30,7 +30,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final ClusterConfig cluster;
   private final Path storage;
   private final boolean deleteStorage;
-  private final DelivererFactory apps;
+  private final Deliverer.Factory apps;
   private final NodeOptions options;
   private final Path tlsDir;
   private final SortedMap<Integer, Node> nodes = new TreeMap<>();
@@ -281,7 +281,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private int partitions = 4;
     private boolean oracle;
     private int replication = 0;
-    private DelivererFactory apps;
+    private Deliverer.Factory apps;
     private NodeApp app;
     private NodeOptions options = NodeOptions.defaults();
     private Path storage;
@@ -336,7 +336,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /** Sets the deliverer factory (required). */
-    public Builder deliverers(DelivererFactory f) {
+    public Builder deliverers(Deliverer.Factory f) {
       this.apps = f;
       return this;
     }

@@ -6,6 +6,7 @@ import io.eyrie.multicast.internal.replication.NodeChannels;
 import io.eyrie.multicast.internal.replication.ReplyRouter;
 import io.eyrie.multicast.internal.state.StateListener;
 import io.eyrie.multicast.internal.state.StoredReply;
+import io.eyrie.multicast.internal.transport.RaftPortCounters;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,9 +44,11 @@ final class GroupHost {
 
   private final int nodeId;
   private final Path storage;
-  private final DelivererFactory apps;
+  private final Deliverer.Factory apps;
   private final NodeOptions options;
   private final Codec codec;
+  /** What the Raft port refused (its frame limit and TLS), for {@link Node#raftPortStats()}. */
+  final RaftPortCounters raftPort = new RaftPortCounters();
   /** True once the node stops: added groups are no longer hosted. */
   private final BooleanSupplier stopping;
   /** The cluster file's configuration with the groups added to the running cluster since. */
@@ -101,7 +104,7 @@ final class GroupHost {
    * Reads the groups added to the running cluster that the storage directory remembers (creating
    * the directory if missing). Nothing runs until {@link #start}.
    */
-  GroupHost(ClusterConfig fileCluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options,
+  GroupHost(ClusterConfig fileCluster, int nodeId, Path storage, Deliverer.Factory apps, NodeOptions options,
       Codec codec, BooleanSupplier stopping) throws IOException {
     this.nodeId = nodeId;
     this.storage = storage;
@@ -132,7 +135,7 @@ final class GroupHost {
     this.server = RaftServer.newBuilder()
         .setServerId(RatisSupport.peerId(nodeId))
         .setProperties(RatisSupport.serverProperties(self, storage.toFile(), options))
-        .setParameters(RatisSupport.parameters(options))
+        .setParameters(RatisSupport.parameters(options, raftPort))
         .setStateMachineRegistry(registry::apply)
         .build();
     server.start();

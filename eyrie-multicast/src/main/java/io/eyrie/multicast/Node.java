@@ -91,7 +91,7 @@ public final class Node implements AutoCloseable {
     void answered(GroupId replyGroup, int destinations, long nanos, boolean ok);
   }
 
-  private Node(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps, NodeOptions options)
+  private Node(ClusterConfig cluster, int nodeId, Path storage, Deliverer.Factory apps, NodeOptions options)
       throws IOException {
     this.nodeId = nodeId;
     refuseInsecure(cluster, nodeId, options);
@@ -176,7 +176,7 @@ public final class Node implements AutoCloseable {
    * @return the running node
    * @throws IOException if the server cannot start (a port in use, unreadable storage)
    */
-  public static Node start(ClusterConfig cluster, int nodeId, Path storage, DelivererFactory apps,
+  public static Node start(ClusterConfig cluster, int nodeId, Path storage, Deliverer.Factory apps,
       NodeOptions options) throws IOException {
     return new Node(cluster, nodeId, storage, apps, options);
   }
@@ -228,8 +228,13 @@ public final class Node implements AutoCloseable {
   }
 
   /** Returns what the client endpoint's connection limits did since the node started (see {@link NodeOptions}). */
-  public EndpointStats endpointStats() {
+  public NodeStats.Endpoint endpointStats() {
     return endpoint.stats();
+  }
+
+  /** Returns what the Raft port refused since the node started: frames over its limit, and TLS handshakes. */
+  public NodeStats.RaftPort raftPortStats() {
+    return new NodeStats.RaftPort(host.raftPort.frameRefusals(), host.raftPort.tlsRefusals());
   }
 
   /** Returns true if this node's replica currently leads the group. */
@@ -256,7 +261,7 @@ public final class Node implements AutoCloseable {
    * @param g a hosted group
    * @return the counters
    */
-  public GroupStats stats(GroupId g) {
+  public NodeStats.Group stats(GroupId g) {
     return diagnostics.stats(g);
   }
 
@@ -305,7 +310,7 @@ public final class Node implements AutoCloseable {
   }
 
   /** Returns the counters of this node's submitters and channel senders. */
-  public NodeTraffic traffic() {
+  public NodeStats.Traffic traffic() {
     return channels.traffic();
   }
 

@@ -13,7 +13,7 @@ public interface NodeApp {
   CodecRegistry registry();
 
   /** Returns the factory of the deliverers of the groups a node hosts. */
-  DelivererFactory deliverers();
+  Deliverer.Factory deliverers();
 
   /**
    * Returns a read-only query that every group of the service answers once it serves clients, or

@@ -17,11 +17,11 @@ import org.apache.ratis.server.RaftServer;
  */
 record NodeDiagnostics(int nodeId, GroupHost host, NodeChannels channels) {
   /** Counters of the local replica of a hosted group. */
-  GroupStats stats(GroupId g) {
+  NodeStats.Group stats(GroupId g) {
     GroupStateMachine sm = host.machine(g);
     return sm.read(s -> {
       StateCounters st = s.stats();
-      return new GroupStats(st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
+      return new NodeStats.Group(st.entries, st.delivered, st.deliveredMulti, st.executed, st.parks, st.duplicates,
           st.itemsSent, st.itemsReceived, s.pendingCount(), s.queuedCount(), sm.snapshotsTaken(),
           sm.snapshotsLoaded(), sm.snapshotsInstalled());
     });

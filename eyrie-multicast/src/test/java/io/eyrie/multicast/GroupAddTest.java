@@ -113,7 +113,7 @@ class GroupAddTest {
 
   /** The replicated counters of a replica (those a snapshot or a replay must reproduce). */
   static List<Long> replicated(Node n, GroupId g) {
-    GroupStats s = n.stats(g);
+    NodeStats.Group s = n.stats(g);
     return List.of(s.entries(), s.delivered(), s.deliveredMulti(), s.executed(), s.duplicates(), s.itemsSent(),
         s.itemsReceived());
   }

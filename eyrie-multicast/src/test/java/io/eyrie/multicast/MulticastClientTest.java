@@ -274,7 +274,7 @@ class MulticastClientTest {
   void attemptTimeoutsDoubleUpToFourTimesAndTheTimeoutCarriesTheMsgId() throws Exception {
     FakeNode n1 = FakeNode.silent();
     FakeNode n2 = FakeNode.silent();
-    record Resend(long nanos, MsgId id, int attempts, ResendListener.Reason reason) {}
+    record Resend(long nanos, MsgId id, int attempts, MulticastClient.ResendListener.Reason reason) {}
     List<Resend> resends = new CopyOnWriteArrayList<>();
     MulticastClient c = MulticastClient.newBuilder().cluster(start(n1, n2)).registry(REGISTRY)
         .attemptTimeoutMs(100).totalTimeoutMs(3000)
@@ -293,7 +293,7 @@ class MulticastClientTest {
       Resend r = resends.get(i);
       assertEquals(id, r.id());
       assertEquals(i + 1, r.attempts());
-      assertEquals(ResendListener.Reason.ATTEMPT_TIMEOUT, r.reason());
+      assertEquals(MulticastClient.ResendListener.Reason.ATTEMPT_TIMEOUT, r.reason());
       long expectedMs = 100L << Math.min(i, 2);
       long gapMs = TimeUnit.NANOSECONDS.toMillis(r.nanos() - prev);
       assertTrue(gapMs >= expectedMs - 5, "attempt " + (i + 1) + " waited " + gapMs + " ms, expected " + expectedMs);

@@ -52,7 +52,7 @@ class MulticastPropertyTest {
       } else {
         assertEquals(0, local, "no local writes when they are off");
       }
-      GroupStats st = c.node(1).stats(GroupId.valueOf("p0"));
+      NodeStats.Group st = c.node(1).stats(GroupId.valueOf("p0"));
       System.out.println("p0 at node 1: " + st + "; traffic " + c.node(1).traffic());
     }
   }

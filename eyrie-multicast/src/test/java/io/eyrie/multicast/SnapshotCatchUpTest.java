@@ -38,7 +38,7 @@ class SnapshotCatchUpTest {
       c.restart(lagging);
       MulticastChecker.awaitAndCheck(c, w.destsOf, w.acked, Duration.ofSeconds(120));
       for (GroupId g : c.cluster().groupIds()) {
-        GroupStats st = c.node(lagging).stats(g);
+        NodeStats.Group st = c.node(lagging).stats(g);
         System.out.println(g + " at the restarted node: " + st);
         assertTrue(st.snapshotsInstalled() > 0, g + ": the lagging replica caught up through a leader's snapshot");
       }

@@ -18,7 +18,7 @@ import java.util.function.ToDoubleFunction;
  * new ClientMetrics(client, "frontend-1").bindTo(registry);
  * }</pre>
  */
-public final class ClientMetrics implements MeterBinder {
+final class ClientMetrics implements MeterBinder {
   private final Client client;
   private final Tags tags;
 

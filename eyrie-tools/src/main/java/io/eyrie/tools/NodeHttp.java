@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * as they are accepted. Timeouts and refusals count in {@code /metrics}
  * ({@code eyrie_http_timeouts_total}, {@code eyrie_http_refused_total}).
  */
-public final class NodeHttp implements AutoCloseable {
+final class NodeHttp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeHttp.class);
 
   /**

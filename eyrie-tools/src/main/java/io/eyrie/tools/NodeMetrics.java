@@ -1,11 +1,9 @@
 package io.eyrie.tools;
 
-import io.eyrie.multicast.EndpointStats;
 import io.eyrie.multicast.GroupId;
-import io.eyrie.multicast.GroupStats;
 import io.eyrie.multicast.GroupStatus;
 import io.eyrie.multicast.Node;
-import io.eyrie.multicast.NodeTraffic;
+import io.eyrie.multicast.NodeStats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +26,7 @@ import java.util.function.ToDoubleFunction;
  * new NodeMetrics(node).bindTo(r);
  * }</pre>
  */
-public final class NodeMetrics implements MeterBinder {
+final class NodeMetrics implements MeterBinder {
   private final Node node;
 
   /**
@@ -57,17 +55,17 @@ public final class NodeMetrics implements MeterBinder {
         .publishPercentileHistogram()
         .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
         .register(r).record(nanos, TimeUnit.NANOSECONDS));
-    traffic(r, "eyrie.starts", "client starts submitted to Ratis", nodeTag, NodeTraffic::starts);
-    traffic(r, "eyrie.start.entries", "log entries of client starts submitted", nodeTag, NodeTraffic::startEntries);
-    traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeTraffic::channelBatches);
-    traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeTraffic::channelItems);
-    traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeTraffic::channelBytes);
+    traffic(r, "eyrie.starts", "client starts submitted to Ratis", nodeTag, NodeStats.Traffic::starts);
+    traffic(r, "eyrie.start.entries", "log entries of client starts submitted", nodeTag, NodeStats.Traffic::startEntries);
+    traffic(r, "eyrie.channel.batches", "channel batches sent (Ratis requests)", nodeTag, NodeStats.Traffic::channelBatches);
+    traffic(r, "eyrie.channel.items", "channel items sent", nodeTag, NodeStats.Traffic::channelItems);
+    traffic(r, "eyrie.channel.bytes", "encoded bytes of channel batches sent", nodeTag, NodeStats.Traffic::channelBytes);
     traffic(r, "eyrie.local.writes", "log entries handed to this node's own replica as leader, without a client RPC",
-        nodeTag, NodeTraffic::localWrites);
+        nodeTag, NodeStats.Traffic::localWrites);
     traffic(r, "eyrie.peer.questions", "unlogged multicast questions (components, started queries) put to other nodes",
-        nodeTag, NodeTraffic::peerQuestions);
+        nodeTag, NodeStats.Traffic::peerQuestions);
     traffic(r, "eyrie.peer.fallbacks", "of the peer questions, those the node-to-node link did not answer (sent as Ratis reads)",
-        nodeTag, NodeTraffic::peerFallbacks);
+        nodeTag, NodeStats.Traffic::peerFallbacks);
     Gauge.builder("eyrie.channel.backlog", node, n -> safe(() -> n.traffic().channelBacklog()))
         .description("outbox items of the channels this node sends not yet acknowledged by their receivers")
         .tags(nodeTag).register(r);
@@ -83,33 +81,42 @@ public final class NodeMetrics implements MeterBinder {
         .tags(t).register(r);
     String refused = "client connections closed at accept over a cap (node: maxClientConnections, address: "
         + "maxClientConnectionsPerAddress)";
-    endpointCounter(r, "eyrie.endpoint.refused", refused, t.and("reason", "node_cap"), EndpointStats::refusedNodeCap);
+    endpointCounter(r, "eyrie.endpoint.refused", refused, t.and("reason", "node_cap"), NodeStats.Endpoint::refusedNodeCap);
     endpointCounter(r, "eyrie.endpoint.refused", refused, t.and("reason", "address_cap"),
-        EndpointStats::refusedAddressCap);
+        NodeStats.Endpoint::refusedAddressCap);
     endpointCounter(r, "eyrie.endpoint.frame.timeouts",
         "client connections closed for holding a started frame for frameIdleTimeoutMs", t,
-        EndpointStats::frameTimeouts);
+        NodeStats.Endpoint::frameTimeouts);
     String rejected = "client connections closed for a frame over maxFrameBytes or one that does not decode";
     endpointCounter(r, "eyrie.endpoint.frames.rejected", rejected, t.and("reason", "too_long"),
-        EndpointStats::oversizedFrames);
+        NodeStats.Endpoint::oversizedFrames);
     endpointCounter(r, "eyrie.endpoint.frames.rejected", rejected, t.and("reason", "malformed"),
-        EndpointStats::malformedFrames);
+        NodeStats.Endpoint::malformedFrames);
     endpointCounter(r, "eyrie.endpoint.read.pauses",
         "times a client connection reached maxInFlightPerConnection and was not read until answered", t,
-        EndpointStats::readPauses);
+        NodeStats.Endpoint::readPauses);
     endpointCounter(r, "eyrie.endpoint.busy", "client requests answered busy over maxPendingRequests", t,
-        EndpointStats::busyReplies);
+        NodeStats.Endpoint::busyReplies);
     String tls = "TLS handshakes of client connections that failed (timeout: tlsHandshakeTimeoutMs; refused: no "
         + "client certificate, another CA's or an expired one, plaintext, no identity)";
     endpointCounter(r, "eyrie.endpoint.tls.handshakes.failed", tls, t.and("reason", "timeout"),
-        EndpointStats::tlsHandshakeTimeouts);
+        NodeStats.Endpoint::tlsHandshakeTimeouts);
     endpointCounter(r, "eyrie.endpoint.tls.handshakes.failed", tls, t.and("reason", "refused"),
-        EndpointStats::tlsHandshakeFailures);
+        NodeStats.Endpoint::tlsHandshakeFailures);
     endpointCounter(r, "eyrie.endpoint.forbidden",
-        "client requests refused FORBIDDEN: the peer's role may not send them", t, EndpointStats::forbidden);
+        "client requests refused FORBIDDEN: the peer's role may not send them", t, NodeStats.Endpoint::forbidden);
+    String raft = "Raft port connections refused (frame_limit: a frame over the Raft port's limit or a malformed "
+        + "length prefix; tls: a refused or timed-out handshake, including a peer whose role is not node)";
+    raftCounter(r, raft, t.and("reason", "frame_limit"), NodeStats.RaftPort::frameRefusals);
+    raftCounter(r, raft, t.and("reason", "tls"), NodeStats.RaftPort::tlsRefusals);
   }
 
-  private void endpointCounter(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<EndpointStats> f) {
+  private void raftCounter(MeterRegistry r, String help, Tags t, ToDoubleFunction<NodeStats.RaftPort> f) {
+    FunctionCounter.builder("eyrie.raft.refused", node, n -> safe(() -> f.applyAsDouble(n.raftPortStats())))
+        .description(help).tags(t).register(r);
+  }
+
+  private void endpointCounter(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<NodeStats.Endpoint> f) {
     FunctionCounter.builder(name, node, n -> safe(() -> f.applyAsDouble(n.endpointStats()))).description(help)
         .tags(t).register(r);
   }
@@ -132,19 +139,19 @@ public final class NodeMetrics implements MeterBinder {
           t.and("destinations", "one"), g, s -> s.delivered() - s.deliveredMulti());
       counter(r, "eyrie.multicasts.delivered", "messages delivered, by number of destination groups",
           t.and("destinations", "several"), g, s -> s.deliveredMulti());
-      counter(r, "eyrie.log.entries.applied", "log entries applied", t, g, GroupStats::entries);
+      counter(r, "eyrie.log.entries.applied", "log entries applied", t, g, NodeStats.Group::entries);
       counter(r, "eyrie.executions", "executions finished (commands, moves, creates, deletes)", t, g,
-          GroupStats::executed);
-      counter(r, "eyrie.executions.parked", "executions that waited for other groups", t, g, GroupStats::parks);
-      counter(r, "eyrie.duplicates", "client requests recognized as duplicates", t, g, GroupStats::duplicates);
-      counter(r, "eyrie.channel.items.sent", "channel items appended to outboxes", t, g, GroupStats::itemsSent);
+          NodeStats.Group::executed);
+      counter(r, "eyrie.executions.parked", "executions that waited for other groups", t, g, NodeStats.Group::parks);
+      counter(r, "eyrie.duplicates", "client requests recognized as duplicates", t, g, NodeStats.Group::duplicates);
+      counter(r, "eyrie.channel.items.sent", "channel items appended to outboxes", t, g, NodeStats.Group::itemsSent);
       counter(r, "eyrie.channel.items.received", "channel items applied from other groups", t, g,
-          GroupStats::itemsReceived);
-      counter(r, "eyrie.snapshots.taken", "snapshots this replica wrote", t, g, GroupStats::snapshotsTaken);
+          NodeStats.Group::itemsReceived);
+      counter(r, "eyrie.snapshots.taken", "snapshots this replica wrote", t, g, NodeStats.Group::snapshotsTaken);
       counter(r, "eyrie.snapshots.installed", "snapshots a leader installed on this replica", t, g,
-          GroupStats::snapshotsInstalled);
-      gauge(r, "eyrie.messages.pending", "messages known but not yet delivered", t, g, GroupStats::pending);
-      gauge(r, "eyrie.messages.queued", "delivered messages not yet executed", t, g, GroupStats::queued);
+          NodeStats.Group::snapshotsInstalled);
+      gauge(r, "eyrie.messages.pending", "messages known but not yet delivered", t, g, NodeStats.Group::pending);
+      gauge(r, "eyrie.messages.queued", "delivered messages not yet executed", t, g, NodeStats.Group::queued);
       raft(r, "eyrie.raft.leader", "1 if this replica leads the group", t, g,
           s -> "LEADER".equals(s.replicas().get(0).role()) ? 1 : 0);
       raft(r, "eyrie.raft.leader.node", "the node this replica follows, 0 if none", t, g, GroupStatus::leader);
@@ -159,12 +166,12 @@ public final class NodeMetrics implements MeterBinder {
   }
 
   private void counter(MeterRegistry r, String name, String help, Tags t, GroupId g,
-      ToDoubleFunction<GroupStats> f) {
+      ToDoubleFunction<NodeStats.Group> f) {
     FunctionCounter.builder(name, node, n -> safe(() -> f.applyAsDouble(n.stats(g)))).description(help).tags(t)
         .register(r);
   }
 
-  private void gauge(MeterRegistry r, String name, String help, Tags t, GroupId g, ToDoubleFunction<GroupStats> f) {
+  private void gauge(MeterRegistry r, String name, String help, Tags t, GroupId g, ToDoubleFunction<NodeStats.Group> f) {
     Gauge.builder(name, node, n -> safe(() -> f.applyAsDouble(n.stats(g)))).description(help).tags(t).register(r);
   }
 
@@ -173,7 +180,7 @@ public final class NodeMetrics implements MeterBinder {
         .register(r);
   }
 
-  private void traffic(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<NodeTraffic> f) {
+  private void traffic(MeterRegistry r, String name, String help, Tags t, ToDoubleFunction<NodeStats.Traffic> f) {
     FunctionCounter.builder(name, node, n -> safe(() -> f.applyAsDouble(n.traffic()))).description(help).tags(t)
         .register(r);
   }

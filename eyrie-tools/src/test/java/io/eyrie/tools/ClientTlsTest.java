@@ -13,7 +13,7 @@ import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.ClusterAdmin;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.EndpointStats;
+import io.eyrie.multicast.NodeStats;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.MulticastException;
@@ -105,7 +105,7 @@ class ClientTlsTest {
     return Client.newBuilder().cluster(cluster.cluster()).service(bank).tls(tls).totalTimeoutMs(20_000).build();
   }
 
-  private static long sum(ToLongFunction<EndpointStats> f) {
+  private static long sum(ToLongFunction<NodeStats.Endpoint> f) {
     long n = 0;
     for (Node node : cluster.runningNodes().values()) {
       n += f.applyAsLong(node.endpointStats());
@@ -141,7 +141,7 @@ class ClientTlsTest {
   @Test
   @Timeout(180)
   void aClientMayNotChangePartitionsOrAuditAnAdminMayDrainAndTheRefusalsCountInMetrics() throws Exception {
-    long before = sum(EndpointStats::forbidden);
+    long before = sum(NodeStats.Endpoint::forbidden);
     double metricBefore = metric("eyrie_endpoint_forbidden_total");
     try (Client app = client(TlsConfig.fromDir(dir, "client-app"));
          Client ops = client(TlsConfig.fromDir(dir, "admin-ops"))) {
@@ -165,7 +165,7 @@ class ClientTlsTest {
       // The client still runs commands after its refusals.
       assertTrue(app.sendCreate(Command.create(ObjId.valueOf(299), 10L)).get(WAIT_S, TimeUnit.SECONDS).isOk());
     }
-    assertTrue(sum(EndpointStats::forbidden) >= before + 3, "three refusals counted");
+    assertTrue(sum(NodeStats.Endpoint::forbidden) >= before + 3, "three refusals counted");
     Waits.until(Duration.ofSeconds(10), () -> metric("eyrie_endpoint_forbidden_total") >= metricBefore + 3,
         () -> "eyrie_endpoint_forbidden_total moved in /metrics");
   }
@@ -193,7 +193,7 @@ class ClientTlsTest {
   @Test
   @Timeout(120)
   void certificatesFromAnotherCaAreRefusedEitherWay() throws Exception {
-    long failuresBefore = sum(EndpointStats::tlsHandshakeFailures);
+    long failuresBefore = sum(NodeStats.Endpoint::tlsHandshakeFailures);
     // The client does not trust the nodes' CA: it refuses them.
     try (Client other = client(TlsConfig.fromDir(otherDir, "client-app"))) {
       MulticastException m = forbidden(other.partitionStats(P0));
@@ -207,14 +207,14 @@ class ClientTlsTest {
       MulticastException m = forbidden(other.partitionStats(P0));
       assertTrue(m.getMessage().contains("refused") && m.getMessage().contains("TLS"), m.getMessage());
     }
-    Waits.until(Duration.ofSeconds(10), () -> sum(EndpointStats::tlsHandshakeFailures) > failuresBefore,
+    Waits.until(Duration.ofSeconds(10), () -> sum(NodeStats.Endpoint::tlsHandshakeFailures) > failuresBefore,
         () -> "the node counted the refused handshake");
   }
 
   @Test
   @Timeout(60)
   void aClientWithoutACertificateIsRefused() throws Exception {
-    long failuresBefore = sum(EndpointStats::tlsHandshakeFailures);
+    long failuresBefore = sum(NodeStats.Endpoint::tlsHandshakeFailures);
     TlsConfig app = TlsConfig.fromDir(dir, "client-app");
     int port = cluster.cluster().node(1).clientPort();
     try (SSLSocket s = tlsSocket(sslContext(app, false), port);
@@ -233,7 +233,7 @@ class ClientTlsTest {
       assertTrue(why.contains("bad_certificate") || why.contains("certificate_required")
           || why.contains("no client certificate"), why);
     }
-    Waits.until(Duration.ofSeconds(10), () -> sum(EndpointStats::tlsHandshakeFailures) > failuresBefore,
+    Waits.until(Duration.ofSeconds(10), () -> sum(NodeStats.Endpoint::tlsHandshakeFailures) > failuresBefore,
         () -> "the node counted the refused handshake");
   }
 
@@ -258,7 +258,7 @@ class ClientTlsTest {
   @Test
   @Timeout(60)
   void aHandshakeThatDoesNotFinishIsClosedAndCounted() throws Exception {
-    long before = sum(EndpointStats::tlsHandshakeTimeouts);
+    long before = sum(NodeStats.Endpoint::tlsHandshakeTimeouts);
     double metricBefore = metric("eyrie_endpoint_tls_handshakes_failed_total", "reason=\"timeout\"");
     try (RawConnection silent = new RawConnection("127.0.0.1", cluster.cluster().node(3).clientPort(),
         new Codec(bank.registry()))) {
@@ -268,7 +268,7 @@ class ClientTlsTest {
       long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
       assertTrue(ms >= 1000, "not before the 1.5 s handshake timeout: " + ms + " ms");
     }
-    Waits.until(Duration.ofSeconds(10), () -> sum(EndpointStats::tlsHandshakeTimeouts) == before + 1,
+    Waits.until(Duration.ofSeconds(10), () -> sum(NodeStats.Endpoint::tlsHandshakeTimeouts) == before + 1,
         () -> "one handshake timeout counted");
     Waits.until(Duration.ofSeconds(10),
         () -> metric("eyrie_endpoint_tls_handshakes_failed_total", "reason=\"timeout\"") >= metricBefore + 1,
@@ -281,8 +281,8 @@ class ClientTlsTest {
     TlsConfig app = TlsConfig.fromDir(dir, "client-app");
     Codec codec = new Codec(bank.registry());
     int port = cluster.cluster().node(1).clientPort();
-    long malformed = sum(EndpointStats::malformedFrames);
-    long tooLong = sum(EndpointStats::oversizedFrames);
+    long malformed = sum(NodeStats.Endpoint::malformedFrames);
+    long tooLong = sum(NodeStats.Endpoint::oversizedFrames);
     // Garbage where a Kryo object should be; a length prefix past the frame limit; a negative one.
     List<byte[]> cases = List.of(
         frame(new byte[] {(byte) 0xFF, (byte) 0xFE, 7, 7, 7}),
@@ -307,8 +307,8 @@ class ClientTlsTest {
       raw.send("still here");
       assertTrue(String.valueOf(raw.receive()).contains("unexpected frame type"));
     }
-    assertTrue(sum(EndpointStats::malformedFrames) > malformed);
-    assertTrue(sum(EndpointStats::oversizedFrames) > tooLong);
+    assertTrue(sum(NodeStats.Endpoint::malformedFrames) > malformed);
+    assertTrue(sum(NodeStats.Endpoint::oversizedFrames) > tooLong);
     try (Client ok = client(app)) {
       assertTrue(ok.sendCreate(Command.create(ObjId.valueOf(400), 1L)).get(WAIT_S, TimeUnit.SECONDS).isOk(),
           "the node keeps serving");
@@ -365,7 +365,7 @@ class ClientTlsTest {
   void aHalfSentTlsRecordIsClosedAfterTheFrameIdleTimeout() throws Exception {
     TlsConfig app = TlsConfig.fromDir(dir, "client-app");
     int port = cluster.cluster().node(2).clientPort();
-    long before = sum(EndpointStats::frameTimeouts);
+    long before = sum(NodeStats.Endpoint::frameTimeouts);
     java.net.Socket plain = new java.net.Socket();
     plain.connect(new InetSocketAddress("127.0.0.1", port), 5000);
     SSLSocket s = (SSLSocket) sslContext(app, true).getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
@@ -382,7 +382,7 @@ class ClientTlsTest {
           && String.valueOf(reply).contains("no byte of a started TLS record"), String.valueOf(reply));
       assertTrue(raw.closedByPeer());
     }
-    assertEquals(before + 1, sum(EndpointStats::frameTimeouts), "counted as a frame timeout");
+    assertEquals(before + 1, sum(NodeStats.Endpoint::frameTimeouts), "counted as a frame timeout");
   }
 
   private static byte[] frame(byte[] body) {

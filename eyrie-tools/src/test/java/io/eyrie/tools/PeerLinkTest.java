@@ -10,7 +10,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
-import io.eyrie.multicast.NodeTraffic;
+import io.eyrie.multicast.NodeStats;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.testing.RawConnection;
@@ -63,7 +63,7 @@ class PeerLinkTest {
     }
   }
 
-  private static long sum(ToLongFunction<NodeTraffic> f) {
+  private static long sum(ToLongFunction<NodeStats.Traffic> f) {
     long n = 0;
     for (Node node : cluster.runningNodes().values()) {
       n += f.applyAsLong(node.traffic());
@@ -74,15 +74,15 @@ class PeerLinkTest {
   @Test
   @Timeout(120)
   void twoGroupCommandsPutTheirQuestionsOnTheNodeLink() throws Exception {
-    long askedBefore = sum(NodeTraffic::peerQuestions);
-    long fellBackBefore = sum(NodeTraffic::peerFallbacks);
+    long askedBefore = sum(NodeStats.Traffic::peerQuestions);
+    long fellBackBefore = sum(NodeStats.Traffic::peerFallbacks);
     try (MulticastClient a = cluster.newClient(TlsConfig.fromDir(dir, "client-a"))) {
       for (long i = 0; i < 40; i++) {
         a.multicast(Set.of(P0, P1), P0, 5000L + i).get(60, TimeUnit.SECONDS);
       }
     }
-    long asked = sum(NodeTraffic::peerQuestions) - askedBefore;
-    long fellBack = sum(NodeTraffic::peerFallbacks) - fellBackBefore;
+    long asked = sum(NodeStats.Traffic::peerQuestions) - askedBefore;
+    long fellBack = sum(NodeStats.Traffic::peerFallbacks) - fellBackBefore;
     assertTrue(asked >= 40, "each 2-group command led from two nodes asks the other leader at least once: " + asked);
     assertEquals(0, fellBack, "every question was answered by the node link, none through Ratis (of " + asked + ")");
   }

@@ -143,9 +143,13 @@ class RaftTlsTest {
   @Timeout(120)
   void clientAdminAndMissingCertificatesAreRefusedOnTheRaftPort() throws Exception {
     aNodeIsAnswered();
+    long before = cluster.node(1).raftPortStats().tlsRefusals();
     assertNull(askGroupsOverTls(as("client-app", true)), "a client's certificate gets no Raft reply");
     assertNull(askGroupsOverTls(as("admin-ops", true)), "an admin's certificate gets no Raft reply");
     assertNull(askGroupsOverTls(as("client-app", false)), "no certificate gets no Raft reply");
+    // Each refusal is counted on node 1 (in /metrics as eyrie_raft_refused_total{reason="tls"}).
+    Waits.until(Duration.ofSeconds(20), () -> cluster.node(1).raftPortStats().tlsRefusals() >= before + 3,
+        () -> "node 1 counted the three refused handshakes: " + cluster.node(1).raftPortStats());
     aNodeIsAnswered();
     commandsRun(300);
   }

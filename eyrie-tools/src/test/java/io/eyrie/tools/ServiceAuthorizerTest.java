@@ -7,14 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.core.Client;
 import io.eyrie.core.Command;
-import io.eyrie.core.CommandAuthorizer;
+import io.eyrie.core.Service;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.Reply;
-import io.eyrie.core.Service;
 import io.eyrie.examples.bank.BankOps;
 import io.eyrie.examples.bank.BankService;
 import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.EndpointStats;
+import io.eyrie.multicast.NodeStats;
 import io.eyrie.multicast.ForbiddenRequestException;
 import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.MulticastException;
@@ -65,7 +64,7 @@ class ServiceAuthorizerTest {
    * a may touch its accounts (1000 to 1999) only; the admin anything; the hook throws on 1666 and
    * refuses 1777 by throwing ForbiddenRequestException.
    */
-  private static CommandAuthorizer.Decision decide(Identity peer, Command cmd) {
+  private static Service.Authorizer.Decision decide(Identity peer, Command cmd) {
     ASKED.add(peer.name() + "/" + peer.role().label() + ":" + cmd.objects());
     if (cmd.objects().contains(BOOM)) {
       throw new IllegalStateException("the account directory is down");
@@ -74,14 +73,14 @@ class ServiceAuthorizerTest {
       throw new ForbiddenRequestException("account 1777 is frozen");
     }
     if (peer.role() == Identity.Role.ADMIN) {
-      return CommandAuthorizer.Decision.allow();
+      return Service.Authorizer.Decision.allow();
     }
     for (ObjId o : cmd.objects()) {
       if (!(peer.name().equals("a") && o.value() >= 1000 && o.value() < 2000)) {
-        return CommandAuthorizer.Decision.deny("account " + o.value() + " is not " + peer.name() + "'s");
+        return Service.Authorizer.Decision.deny("account " + o.value() + " is not " + peer.name() + "'s");
       }
     }
-    return CommandAuthorizer.Decision.allow();
+    return Service.Authorizer.Decision.allow();
   }
 
   @BeforeAll

@@ -15,7 +15,6 @@ import io.eyrie.core.Service;
 import io.eyrie.multicast.CallTimeoutException;
 import io.eyrie.multicast.CodecRegistry;
 import io.eyrie.multicast.Deliverer;
-import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.EmbeddedCluster;
 import io.eyrie.multicast.Execution;
 import io.eyrie.multicast.ExecutionContext;
@@ -88,8 +87,8 @@ class FirstServiceTest {
     }
 
     @Override
-    public DelivererFactory deliverers() {
-      DelivererFactory f = inner.deliverers();
+    public Deliverer.Factory deliverers() {
+      Deliverer.Factory f = inner.deliverers();
       return (g, cluster, codec) -> {
         Deliverer d = f.create(g, cluster, codec);
         AtomicInteger n = answered.computeIfAbsent(g, k -> new AtomicInteger());

@@ -5,7 +5,6 @@ import com.esotericsoftware.kryo.io.Output;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.Deliverer;
-import io.eyrie.multicast.DelivererFactory;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.Status;
@@ -27,7 +26,7 @@ import java.util.function.Supplier;
 /**
  * One replica of a group driven by hand, for deterministic simulations of a cluster in other
  * modules' tests (eyrie-it's {@code DssmrSim}): the real group state of eyrie-multicast, with the
- * application a {@link DelivererFactory} creates, behind the few operations a simulation needs.
+ * application a {@link Deliverer.Factory} creates, behind the few operations a simulation needs.
  * The test applies the log entries a node would (a client's submission, a channel batch, the
  * leaders' decisions: {@link #decideAll}), moves items between the outboxes by hand, and
  * replaces a replica by one restored from its snapshot.
@@ -86,7 +85,7 @@ public final class SimGroup {
    * @param replies receives the replies the group emits
    * @return the replica
    */
-  public static SimGroup create(GroupId self, ClusterConfig cluster, DelivererFactory factory, Codec codec,
+  public static SimGroup create(GroupId self, ClusterConfig cluster, Deliverer.Factory factory, Codec codec,
       Replies replies) {
     // The cluster's groups with their kinds (an oracle's deliverer must tell the oracle from a
     // partition), all open to clients.

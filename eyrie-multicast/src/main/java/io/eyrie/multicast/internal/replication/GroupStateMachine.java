@@ -2,7 +2,7 @@ package io.eyrie.multicast.internal.replication;
 
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
-import io.eyrie.multicast.DelivererFactory;
+import io.eyrie.multicast.Deliverer;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import io.eyrie.multicast.internal.Wire;
@@ -80,7 +80,7 @@ public final class GroupStateMachine extends BaseStateMachine {
   }
 
   /** Creates the state machine of a group replica with the application's deliverer. */
-  public static GroupStateMachine create(GroupId group, ClusterConfig cluster, Codec codec, DelivererFactory apps,
+  public static GroupStateMachine create(GroupId group, ClusterConfig cluster, Codec codec, Deliverer.Factory apps,
       long clientExpiryMs, Hooks hooks) {
     return create(group, cluster, cluster.groupIds(), codec, apps, clientExpiryMs, hooks);
   }
@@ -92,7 +92,7 @@ public final class GroupStateMachine extends BaseStateMachine {
    * initial state an empty snapshot restores), not what the node learned since (review N1).
    */
   public static GroupStateMachine create(GroupId group, ClusterConfig cluster, java.util.Set<GroupId> open,
-      Codec codec, DelivererFactory apps, long clientExpiryMs, Hooks hooks) {
+      Codec codec, Deliverer.Factory apps, long clientExpiryMs, Hooks hooks) {
     java.util.Set<GroupId> initiallyOpen = java.util.Set.copyOf(open);
     return new GroupStateMachine(group, codec, g -> new GroupState(g, cluster.groups().values(), initiallyOpen,
         apps.create(g, cluster, codec), codec, clientExpiryMs), hooks);

@@ -4,7 +4,7 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Codec;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.NodeTraffic;
+import io.eyrie.multicast.NodeStats;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.util.List;
@@ -327,7 +327,7 @@ public final class NodeChannels implements AutoCloseable {
   }
 
   /** Returns traffic counters. */
-  public NodeTraffic traffic() {
+  public NodeStats.Traffic traffic() {
     long entries = 0;
     long starts = 0;
     for (Submitter s : submitters.values()) {
@@ -354,7 +354,7 @@ public final class NodeChannels implements AutoCloseable {
     for (RaftClientHolder w : writers) {
       local += w.localWrites();
     }
-    return new NodeTraffic(entries, starts, batches, items, bytes, backlog, startFailures.get(), logEntries,
+    return new NodeStats.Traffic(entries, starts, batches, items, bytes, backlog, startFailures.get(), logEntries,
         local, peers.asked(), peers.fellBack());
   }
 

@@ -1,9 +1,9 @@
 package io.eyrie.multicast.internal.transport;
 
 import io.eyrie.multicast.Codec;
-import io.eyrie.multicast.EndpointStats;
 import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeStats;
 import io.eyrie.multicast.Status;
 import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.internal.Wire;
@@ -176,7 +176,7 @@ public final class ClientEndpoint implements AutoCloseable {
   }
 
   /** Returns what the endpoint's limits did since it started, and what it holds now. */
-  public EndpointStats stats() {
+  public NodeStats.Endpoint stats() {
     return counters.snapshot();
   }
 

@@ -1,6 +1,6 @@
 package io.eyrie.multicast.internal.transport;
 
-import io.eyrie.multicast.EndpointStats;
+import io.eyrie.multicast.NodeStats;
 import java.net.InetAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,8 +30,8 @@ final class EndpointCounters {
   final AtomicLong forbidden = new AtomicLong();
   final RateLimitedWarnings warnings = new RateLimitedWarnings(LoggerFactory.getLogger(ClientEndpoint.class));
 
-  EndpointStats snapshot() {
-    return new EndpointStats(connections.get(), held.get(), refusedNodeCap.get(), refusedAddressCap.get(),
+  NodeStats.Endpoint snapshot() {
+    return new NodeStats.Endpoint(connections.get(), held.get(), refusedNodeCap.get(), refusedAddressCap.get(),
         frameTimeouts.get(), oversizedFrames.get(), malformedFrames.get(), readPauses.get(), busyReplies.get(),
         handshakeTimeouts.get(), handshakeFailures.get(), forbidden.get());
   }

@@ -77,11 +77,13 @@ public final class EyrieNettyRpc implements RpcType {
   @Override
   public RpcFactory newFactory(Parameters parameters) {
     return new Factory(new NettyFactory(parameters), this, RaftTls.of(parameters),
-        parameters == null ? 0 : RaftTls.handshakeTimeoutMs(parameters), RaftFrameLimit.of(parameters));
+        parameters == null ? 0 : RaftTls.handshakeTimeoutMs(parameters), RaftFrameLimit.of(parameters),
+        RaftPortCounters.of(parameters));
   }
 
   /** Ratis's Netty factory, with TLS ({@link RaftTls}) when the parameters carry a node's. */
-  private record Factory(NettyFactory netty, RpcType type, TlsConfig tls, int handshakeTimeoutMs, long frameLimit)
+  private record Factory(NettyFactory netty, RpcType type, TlsConfig tls, int handshakeTimeoutMs, long frameLimit,
+      RaftPortCounters counters)
       implements ServerFactory, ClientFactory {
     @Override
     public RpcType getRpcType() {
@@ -91,7 +93,7 @@ public final class EyrieNettyRpc implements RpcType {
     @Override
     public RaftServerRpc newRaftServerRpc(RaftServer server) {
       RaftServerRpc rpc = netty.newRaftServerRpc(server);
-      RaftTls.guardAccepts(rpc, frameLimit, tls, handshakeTimeoutMs);
+      RaftTls.guardAccepts(rpc, frameLimit, tls, handshakeTimeoutMs, counters);
       if (tls == null) {
         return new SerializedRpc(rpc, type, server, () -> { });
       }

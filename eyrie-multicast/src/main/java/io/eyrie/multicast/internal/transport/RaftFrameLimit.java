@@ -43,14 +43,16 @@ final class RaftFrameLimit extends ChannelInboundHandlerAdapter {
       new RateLimitedWarnings(LoggerFactory.getLogger(RaftFrameLimit.class));
 
   private final long max;
+  private final RaftPortCounters counters;
   /** Bytes of the current frame's body still to pass; 0 while a length prefix is being read. */
   private long remaining;
   private long length;
   private int shift;
   private boolean closed;
 
-  RaftFrameLimit(long max) {
+  RaftFrameLimit(long max, RaftPortCounters counters) {
     this.max = max;
+    this.counters = counters;
   }
 
   @Override
@@ -63,6 +65,7 @@ final class RaftFrameLimit extends ChannelInboundHandlerAdapter {
       String refused = scan(buf);
       if (refused != null) {
         closed = true;
+        counters.frameRefusals.increment();
         buf.release();
         WARNINGS.warn("raft-frame", "Raft port {}: closing the connection from {}: {}", ctx.channel().localAddress(),
             ctx.channel().remoteAddress(), refused);

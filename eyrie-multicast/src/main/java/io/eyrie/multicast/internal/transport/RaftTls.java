@@ -97,15 +97,16 @@ public final class RaftTls {
    * Puts the Raft port's frame limit ({@link RaftFrameLimit}, {@code frameLimit} bytes) on every connection the server
    * accepts, behind TLS with a node certificate if {@code tls} is not null (before it starts).
    */
-  static void guardAccepts(RaftServerRpc rpc, long frameLimit, TlsConfig tls, int handshakeTimeoutMs) {
+  static void guardAccepts(RaftServerRpc rpc, long frameLimit, TlsConfig tls, int handshakeTimeoutMs,
+      RaftPortCounters counters) {
     NettyRpcService s = netty(rpc);
     Field f = field(NettyRpcService.class, "workerGroup");
     try {
       EventLoopGroup workers = (EventLoopGroup) f.get(s);
       f.set(s, new HookedEventLoopGroup(workers, ch -> {
-        ch.pipeline().addFirst("eyrie-frame-limit", new RaftFrameLimit(frameLimit));
+        ch.pipeline().addFirst("eyrie-frame-limit", new RaftFrameLimit(frameLimit, counters));
         if (tls != null) {
-          accept(ch, tls, handshakeTimeoutMs);
+          accept(ch, tls, handshakeTimeoutMs, counters);
         }
       }));
     } catch (IllegalAccessException e) {
@@ -174,11 +175,11 @@ public final class RaftTls {
   }
 
   /** Puts the server end of TLS first in an accepted channel, and the logging of its refusals. */
-  private static void accept(Channel ch, TlsConfig tls, int handshakeTimeoutMs) {
+  private static void accept(Channel ch, TlsConfig tls, int handshakeTimeoutMs, RaftPortCounters counters) {
     SslHandler ssl = new SslHandler(tls.newPeerServerEngine());
     ssl.setHandshakeTimeoutMillis(handshakeTimeoutMs);
     ch.pipeline().addFirst(HANDLER, ssl);
-    ch.pipeline().addAfter(HANDLER, "eyrie-tls-refusals", new Refusals());
+    ch.pipeline().addAfter(HANDLER, "eyrie-tls-refusals", new Refusals(counters));
   }
 
   /**
@@ -186,7 +187,12 @@ public final class RaftTls {
    * Ratis's handlers (which would log it again, at length); done once the handshake succeeds.
    */
   private static final class Refusals extends ChannelInboundHandlerAdapter {
+    private final RaftPortCounters counters;
     private boolean failed;
+
+    Refusals(RaftPortCounters counters) {
+      this.counters = counters;
+    }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
@@ -195,6 +201,7 @@ public final class RaftTls {
           ctx.pipeline().remove(this);
         } else {
           failed = true;
+          counters.tlsRefusals.increment();
           refused(ctx, e.cause());
         }
       }
@@ -204,6 +211,8 @@ public final class RaftTls {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       if (!failed) {
+        failed = true;
+        counters.tlsRefusals.increment();
         refused(ctx, cause);
       }
       ctx.close();

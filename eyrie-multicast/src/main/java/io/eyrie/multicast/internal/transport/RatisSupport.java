@@ -215,10 +215,11 @@ public final class RatisSupport {
    * nodes a handshake that times out costs a reconnection and a retry, and on a loaded machine
    * a short timeout failed handshakes that were only slow.
    */
-  public static Parameters parameters(NodeOptions o) {
+  public static Parameters parameters(NodeOptions o, RaftPortCounters counters) {
     Parameters p = RaftTls.parameters(o.tls(),
         Math.max(o.tlsHandshakeTimeoutMs(), NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT));
     p.put(RaftFrameLimit.KEY, RaftFrameLimit.forClientFrames(o.maxFrameBytes()), Long.class);
+    counters.into(p);
     return p;
   }
 
@@ -233,7 +234,7 @@ public final class RatisSupport {
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
     return RaftClient.newBuilder()
         .setProperties(p)
-        .setParameters(parameters(o))
+        .setParameters(parameters(o, new RaftPortCounters()))
         .setRaftGroup(raftGroup(cluster, g))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             Math.max(3, 2 * o.electionTimeoutMaxMs() / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))

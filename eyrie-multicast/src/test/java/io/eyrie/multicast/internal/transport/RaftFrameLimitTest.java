@@ -55,7 +55,8 @@ class RaftFrameLimitTest {
 
   @Test
   void framesUnderTheLimitPassUnchangedHoweverTheyAreSplit() {
-    EmbeddedChannel ch = new EmbeddedChannel(new RaftFrameLimit(1000));
+    RaftPortCounters counters = new RaftPortCounters();
+    EmbeddedChannel ch = new EmbeddedChannel(new RaftFrameLimit(1000, counters));
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     all.writeBytes(frame(1000));
     all.writeBytes(frame(200)); // a two-byte prefix
@@ -75,18 +76,22 @@ class RaftFrameLimitTest {
     }
     assertArrayEquals(bytes, seen.toByteArray(), "the bytes reach Ratis's decoder as they came");
     assertTrue(ch.isOpen());
+    assertEquals(0, counters.frameRefusals(), "nothing refused");
   }
 
   @Test
   void aFrameOverTheLimitOrAMalformedPrefixClosesTheConnection() {
-    EmbeddedChannel over = new EmbeddedChannel(new RaftFrameLimit(1000));
+    RaftPortCounters counters = new RaftPortCounters();
+    EmbeddedChannel over = new EmbeddedChannel(new RaftFrameLimit(1000, counters));
     over.writeInbound(Unpooled.wrappedBuffer(frame(10)));
     over.writeInbound(Unpooled.wrappedBuffer(varint(1001)));
     assertFalse(over.isOpen(), "a frame of 1001 bytes against a limit of 1000");
-    EmbeddedChannel malformed = new EmbeddedChannel(new RaftFrameLimit(1000));
+    assertEquals(1, counters.frameRefusals(), "the refusal is counted");
+    EmbeddedChannel malformed = new EmbeddedChannel(new RaftFrameLimit(1000, counters));
     malformed.writeInbound(Unpooled.wrappedBuffer(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
         (byte) 0x80, 1}));
     assertFalse(malformed.isOpen(), "a length prefix of six bytes");
+    assertEquals(2, counters.frameRefusals(), "each refusal is counted once");
   }
 
   @Test
@@ -95,7 +100,7 @@ class RaftFrameLimitTest {
     long big = RaftFrameLimit.forClientFrames(100 << 20);
     assertTrue(big >= 2L * (100 << 20), "a start entry of a 100 MiB client frame still passes: " + big);
     NodeOptions o = NodeOptions.newBuilder().maxFrameBytes(100 << 20).build();
-    assertEquals(big, RaftFrameLimit.of(RatisSupport.parameters(o)), "the node's Ratis parameters carry it");
+    assertEquals(big, RaftFrameLimit.of(RatisSupport.parameters(o, new RaftPortCounters())), "the node's Ratis parameters carry it");
     assertEquals(RaftFrameLimit.MAX_FRAME_BYTES, RaftFrameLimit.of(null));
   }
 
@@ -117,6 +122,7 @@ class RaftFrameLimitTest {
           Waits.until(Duration.ofSeconds(20), () -> RawConnection.closedByPeer(s),
               () -> "node " + node + " closed the connection that declared a 1 GiB frame");
         }
+        assertEquals(1, c.node(node).raftPortStats().frameRefusals(), "node " + node + " counted the refusal");
       }
       Object answer = client.multicast(Set.of(g), new byte[] {7}).get(60, TimeUnit.SECONDS);
       assertEquals(byte[].class, answer.getClass(), "the cluster still serves");
