@@ -61,6 +61,7 @@ for n in 1 2 3; do await_ready "$n"; done
 echo "failover: nodes up on ports from $base; loading (setup first), $duration s of Mix" | tee "$out/summary.txt"
 load_log="$out/load.txt"
 bin/chirper load --cluster "$out/cluster.conf" --workload mix --users 100 --follows 5 --duration "${duration}s" --out "$out/load" \
+  --resend-log "$out/resends.txt" \
   > "$load_log" 2>&1 &
 load=$!
 # The setup phase comes first: wait until the load phase has begun before counting.

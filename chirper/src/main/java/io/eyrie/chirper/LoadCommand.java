@@ -37,6 +37,9 @@ final class LoadCommand implements Subcommand {
           --no-setup       do not create users and follows (the graph of the same --users,
                            --follows, --communities and --seed must be there already)
           --out DIR        also write a chart and the time series there
+          --resend-log FILE  write a line per resent call (time, message id, node, attempts,
+                           reason: attempt_timeout, connection or unavailable), to see what
+                           the slowest commands waited for, e.g. in a failover
         """ + LoadSession.USAGE + """
 
         Example: chirper load --cluster conf/chirper-3.conf --workload mix --mode dssmr --clients 4 --duration 20""";
@@ -46,6 +49,7 @@ final class LoadCommand implements Subcommand {
   public Set<String> valued() {
     Set<String> s = new HashSet<>(LoadSession.OPTIONS);
     s.add("cluster");
+    s.add("resend-log");
     return s;
   }
 
@@ -59,7 +63,10 @@ final class LoadCommand implements Subcommand {
     a.noPositional();
     ClusterConfig cluster = SingleCommand.cluster(a);
     LoadSession.Options o = LoadSession.options(a, cluster.partitions().size(), 1000, 10, Duration.ofSeconds(30));
-    LoadSession.Report r = LoadSession.run(cluster, o, out, ProgressLine.stdoutIsTerminal() && out == System.out, null);
+    LoadSession.Report r;
+    try (ResendLog resends = a.has("resend-log") ? new ResendLog(Path.of(a.string("resend-log", null))) : null) {
+      r = LoadSession.run(cluster, o, out, ProgressLine.stdoutIsTerminal() && out == System.out, resends);
+    }
     LoadSession.report(r, a.has("out") ? Path.of(a.string("out", null)) : null, "chirper-load", out);
     if (r.result().errors() > 0) {
       err.println("chirper load: " + r.result().errors() + " commands failed, e.g. " + r.result().errorExamples());
