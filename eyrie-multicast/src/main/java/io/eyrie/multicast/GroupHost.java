@@ -160,6 +160,11 @@ final class GroupHost {
         RatisSupport.raftGroup(c, g)));
   }
 
+  /** The transport of this node's Raft port. */
+  RaftTransport raftTransport() {
+    return options.raftTransport();
+  }
+
   /** The cluster as this node knows it. */
   ClusterConfig cluster() {
     return cluster;

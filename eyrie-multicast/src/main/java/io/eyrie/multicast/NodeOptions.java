@@ -88,6 +88,11 @@ public final class NodeOptions {
   public static final long CLIENT_EXPIRY_MS_DEFAULT = 30 * 60_000L;
   /** Default timeout of one Ratis request made by a node. */
   public static final int RATIS_REQUEST_TIMEOUT_MS_DEFAULT = 3000;
+  /**
+   * Default transport of the Raft port: Ratis's Netty RPC through Eyrie's wrapper. gRPC is there
+   * to be measured against it ({@link RaftTransport#GRPC}).
+   */
+  public static final RaftTransport RAFT_TRANSPORT_DEFAULT = RaftTransport.NETTY;
 
   /** The values, never changed once built. */
   private final NodeSettings s;
@@ -216,6 +221,15 @@ public final class NodeOptions {
   /** Timeout of one Ratis request made by the node (submissions, channel batches). */
   public int ratisRequestTimeoutMs() {
     return s.ratisRequestTimeoutMs;
+  }
+
+  /**
+   * The transport of the node's Raft port, which its Ratis servers and every Ratis client it
+   * opens for its groups use ({@link #RAFT_TRANSPORT_DEFAULT}, Netty). Every node of a cluster
+   * must use the same one.
+   */
+  public RaftTransport raftTransport() {
+    return s.raftTransport;
   }
 
   /** The application's codec registrations. */
@@ -396,6 +410,12 @@ public final class NodeOptions {
     /** Sets how long, in log time, an idle client's records are kept. */
     public Builder clientExpiryMs(long v) {
       s.clientExpiryMs = NodeSettings.positive(v, "clientExpiryMs");
+      return this;
+    }
+
+    /** Sets the transport of the Raft port ({@link NodeOptions#raftTransport()}; every node of a cluster the same). */
+    public Builder raftTransport(RaftTransport v) {
+      s.raftTransport = Objects.requireNonNull(v, "raftTransport");
       return this;
     }
 
