@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.eyrie.multicast.testing.MulticastChecker;
+import io.eyrie.multicast.testing.MulticastWorkload;
+import io.eyrie.multicast.testing.RecordingDeliverer;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
  * real loopback sockets, in plaintext; TLS is eyrie-tools' {@code RaftGrpcTlsTest}, which has the
  * certificates): every Raft port speaks HTTP/2 (so the option took effect: Eyrie's Netty RPC
  * sends nothing first), single- and two-group multicasts are served, the groups' status is read
- * over gRPC, and after a leader is killed and restarted the cluster still serves.
+ * over gRPC, and after a leader is killed and restarted the cluster still serves; and, on a cluster
+ * of its own, a lagging replica of three groups catches up by concurrent snapshot installations.
  */
 @Timeout(300)
 class RaftGrpcTransportTest {
@@ -148,5 +152,34 @@ class RaftGrpcTransportTest {
       }
       return true;
     }, () -> "every replica, node " + victim + "'s too, reachable and caught up");
+  }
+
+  /**
+   * Three groups per server install snapshots on one lagging node at once, over gRPC: the case
+   * that livelocked Ratis's Netty RPC (call id 0 shared by every group) before {@code
+   * EyrieNettyRpc} serialized it; gRPC needs no such help (its own cluster, small snapshots).
+   */
+  @Test
+  @Timeout(240)
+  void aLaggingReplicaOfEveryGroupCatchesUpBySnapshotInstallationOverGrpc() throws Exception {
+    long seed = MulticastPropertyTest.seed();
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
+        .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).snapshotThreshold(40)
+            .segmentSizeMax(16 << 10).submitBatchMax(4).build())
+        .deliverers((g, cl, codec) -> new RecordingDeliverer()).start()) {
+      int lagging = 3;
+      c.kill(lagging);
+      c.awaitLeaders(WAIT);
+      MulticastWorkload w = new MulticastWorkload(c, seed, 3, 250, 4);
+      w.run();
+      assertEquals(w.total(), w.acked.size(), "acked " + w.acked.size() + " of " + w.total() + "; first failures "
+          + w.failures);
+      c.restart(lagging);
+      MulticastChecker.awaitAndCheck(c, w.destsOf, w.acked, Duration.ofSeconds(120));
+      for (GroupId g : c.cluster().groupIds()) {
+        assertTrue(c.node(lagging).stats(g).snapshotsInstalled() > 0,
+            g + ": the lagging replica caught up through a leader's snapshot, over gRPC");
+      }
+    }
   }
 }
