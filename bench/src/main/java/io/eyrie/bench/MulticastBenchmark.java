@@ -11,7 +11,7 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeStats;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

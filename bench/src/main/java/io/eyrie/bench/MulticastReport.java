@@ -22,7 +22,7 @@ final class MulticastReport {
    * The files' name, without extension: {@code multicast} for the defaults (Netty, no TLS), else
    * {@code multicast-TRANSPORT[-tls]}.
    */
-  static String fileName(io.eyrie.multicast.RaftTransport transport, boolean tls) {
+  static String fileName(io.eyrie.multicast.NodeOptions.RaftTransport transport, boolean tls) {
     if (transport == io.eyrie.multicast.NodeOptions.RAFT_TRANSPORT_DEFAULT && !tls) {
       return "multicast";
     }
@@ -31,7 +31,7 @@ final class MulticastReport {
 
   /** Writes the rows of one run to {@code dir/NAME.{csv,md}} ({@link #fileName}) and prints the markdown. */
   static void write(Path dir, List<Row> rows, int clients, int window, int warmup, int duration,
-      io.eyrie.multicast.RaftTransport transport, boolean tls) throws IOException {
+      io.eyrie.multicast.NodeOptions.RaftTransport transport, boolean tls) throws IOException {
     Files.createDirectories(dir);
     String name = fileName(transport, tls);
     StringBuilder csv = new StringBuilder("name,groups,ops_per_sec,p50_ms,p99_ms,errors,cpu_ms_per_op,log_entries_per_op,cost\n");

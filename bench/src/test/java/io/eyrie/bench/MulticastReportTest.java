@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.bench.MulticastBenchmark.Row;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

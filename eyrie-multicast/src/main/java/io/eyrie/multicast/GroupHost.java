@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.replication.GroupStateMachine;
 import io.eyrie.multicast.internal.replication.NodeChannels;

@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -60,7 +60,7 @@ final class NodeConf {
     SETTERS.put(NodeConfigKeys.SUBMIT_BATCH_MAX, (b, v) -> b.submitBatchMax(asInt(v)));
     SETTERS.put(NodeConfigKeys.INSECURE, (b, v) -> b.insecure((Boolean) v));
     SETTERS.put(NodeConfigKeys.TLS_HANDSHAKE_TIMEOUT, (b, v) -> b.tlsHandshakeTimeoutMs(asInt(v)));
-    SETTERS.put(NodeConfigKeys.RAFT_TRANSPORT, (b, v) -> b.raftTransport(io.eyrie.multicast.RaftTransport.of((String) v)));
+    SETTERS.put(NodeConfigKeys.RAFT_TRANSPORT, (b, v) -> b.raftTransport(io.eyrie.multicast.NodeOptions.RaftTransport.of((String) v)));
   }
 
   private final ClusterConfig cluster;

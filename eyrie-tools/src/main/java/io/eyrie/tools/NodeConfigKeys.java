@@ -1,7 +1,7 @@
 package io.eyrie.tools;
 
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

@@ -64,7 +64,7 @@ final class StatusCommand implements Command {
     io.eyrie.multicast.TlsConfig tls = Tools.tls(a, file);
     ClusterConfig cluster = Tools.view(file, tls, timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
-    io.eyrie.multicast.RaftTransport transport = io.eyrie.multicast.RaftTransport.of(
+    io.eyrie.multicast.NodeOptions.RaftTransport transport = io.eyrie.multicast.NodeOptions.RaftTransport.of(
         a.choice("raft-transport", "netty", "netty", "grpc"));
     List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs, tls, transport);
     if (!json) {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.tools.NodeConf.Source;
 import io.eyrie.tools.NodeConfigKeys.Key;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.GroupStatus;
 import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.TlsConfig;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * nodes have certificates (real handshakes on loopback): the groups replicate over it and serve
  * single- and two-group multicasts, also after a leader is killed and restarted; a TLS connection
  * with a node's certificate gets HTTP/2 from the Raft port (so it is gRPC, and TLS took the
- * certificate), while a client's or an admin's certificate, none, or plaintext get nothing; a node
+ * certificate), while a client's or an admin's certificate (counted as the Raft port's TLS
+ * refusals), none, or plaintext get nothing; a node
  * reads the status over gRPC and TLS, and an admin through a node (which follows its transport).
  */
 @Timeout(300)
@@ -126,8 +127,11 @@ class RaftGrpcTlsTest {
     for (int n : cluster.cluster().nodes().keySet()) {
       assertTrue(http2OverTls(n, "node-2", true), "node " + n + ": a node's certificate gets HTTP/2 over TLS");
     }
+    long refusedBefore = cluster.node(1).raftPortStats().tlsRefusals();
     assertFalse(http2OverTls(1, "client-app", true), "a client's certificate is refused on the Raft port");
     assertFalse(http2OverTls(1, "admin-ops", true), "an admin's certificate is refused on the Raft port");
+    Waits.until(WAIT, () -> cluster.node(1).raftPortStats().tlsRefusals() >= refusedBefore + 2,
+        () -> "the two refused certificates counted: " + cluster.node(1).raftPortStats());
     assertFalse(http2OverTls(1, "client-app", false), "no certificate is refused on the Raft port");
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", raftPort(1)), 5000);

@@ -2,7 +2,7 @@ package io.eyrie.multicast.testing;
 
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.File;
 import java.io.IOException;

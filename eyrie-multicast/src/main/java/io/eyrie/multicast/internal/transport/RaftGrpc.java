@@ -3,7 +3,12 @@ package io.eyrie.multicast.internal.transport;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Identity;
 import io.eyrie.multicast.TlsConfig;
+import java.net.Socket;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.X509ExtendedTrustManager;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -13,9 +18,10 @@ import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.security.TlsConf;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider;
 import org.apache.ratis.util.SizeInBytes;
+import org.slf4j.LoggerFactory;
 
 /**
- * Ratis's gRPC transport on the Raft port ({@link io.eyrie.multicast.RaftTransport#GRPC}), there to
+ * Ratis's gRPC transport on the Raft port ({@link io.eyrie.multicast.NodeOptions.RaftTransport#GRPC}), there to
  * be measured against Eyrie's Netty RPC ({@link EyrieNettyRpc}, the default).
  *
  * <ul>
@@ -33,11 +39,16 @@ import org.apache.ratis.util.SizeInBytes;
  *       Tls#onlyRole}), at both ends: a client certificate, or a plaintext peer, fails the handshake.
  * </ul>
  *
- * <p>What it does not have from {@link EyrieNettyRpc}: the logging of refused handshakes with the
- * peer's address (gRPC logs them itself, at debug level), and the node's handshake timeout. It
- * needs no call-id-0 serialization: gRPC matches each reply to its own call (HTTP/2 stream).
+ * <p>What it does not have from {@link EyrieNettyRpc}: the frame limit's count ({@link
+ * RaftPortCounters#frameRefusals}; gRPC refuses an oversized message itself, uncounted), the count
+ * and log of handshakes refused for want of a certificate or in plaintext (only refused
+ * certificates are counted and logged here, without the peer's address, which a trust manager is
+ * not told), and the node's handshake timeout. It needs no call-id-0 serialization: gRPC matches
+ * each reply to its own call (HTTP/2 stream).
  */
 public final class RaftGrpc {
+  private static final RateLimitedWarnings WARNINGS = new RateLimitedWarnings(LoggerFactory.getLogger(RaftGrpc.class));
+
   private RaftGrpc() {}
 
   /**
@@ -67,9 +78,10 @@ public final class RaftGrpc {
    *
    * @param p the parameters
    * @param tls the node's configuration (a node certificate)
+   * @param counters where the server end counts the certificates it refuses
    * @throws IllegalArgumentException if it is not a node's
    */
-  static void tls(Parameters p, TlsConfig tls) {
+  static void tls(Parameters p, TlsConfig tls, RaftPortCounters counters) {
     if (tls.identity().role() != Identity.Role.NODE) {
       throw new IllegalArgumentException(tls.certFile() + ": the Raft port needs a node certificate, not that of "
           + tls.identity());
@@ -80,7 +92,7 @@ public final class RaftGrpc {
           .setName("eyrie-raft-" + tls.identity())
           .setPrivateKey(new TlsConf.PrivateKeyConf(tls.keyFile().toFile()))
           .setKeyCertificates(new TlsConf.CertificatesConf(tls.certFile().toFile()))
-          .setTrustManager(Tls.onlyRole(tls.trustedCertificates(), Identity.Role.NODE))
+          .setTrustManager(new Counted(Tls.onlyRole(tls.trustedCertificates(), Identity.Role.NODE), counters))
           .setMutualTls(true)
           .setSslProvider(SslProvider.JDK)
           .setProtocols(Tls.PROTOCOLS)
@@ -91,5 +103,79 @@ public final class RaftGrpc {
     GrpcConfigKeys.Server.setTlsConf(p, conf);
     GrpcConfigKeys.Admin.setTlsConf(p, conf);
     GrpcConfigKeys.Client.setTlsConf(p, conf);
+  }
+
+  /**
+   * The node-role trust manager, counting the client certificates it refuses at the server end in
+   * the node's {@link RaftPortCounters} (and logging them, rate-limited, as {@link RaftTls} does).
+   * A peer without a certificate or in plaintext never reaches it, so on gRPC those are not counted.
+   */
+  private static final class Counted extends X509ExtendedTrustManager {
+    private final X509ExtendedTrustManager inner;
+    private final RaftPortCounters counters;
+
+    Counted(X509ExtendedTrustManager inner, RaftPortCounters counters) {
+      this.inner = inner;
+      this.counters = counters;
+    }
+
+    private void refused(CertificateException e) {
+      counters.tlsRefusals.increment();
+      WARNINGS.warn("raft-grpc-tls", "Raft port (gRPC): refused a peer's certificate: {}", e.getMessage());
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+      try {
+        inner.checkClientTrusted(chain, authType);
+      } catch (CertificateException e) {
+        refused(e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      try {
+        inner.checkClientTrusted(chain, authType, socket);
+      } catch (CertificateException e) {
+        refused(e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      try {
+        inner.checkClientTrusted(chain, authType, engine);
+      } catch (CertificateException e) {
+        refused(e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+      inner.checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      inner.checkServerTrusted(chain, authType, socket);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      inner.checkServerTrusted(chain, authType, engine);
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return inner.getAcceptedIssuers();
+    }
   }
 }

@@ -3,7 +3,7 @@ package io.eyrie.multicast.internal.transport;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -235,7 +235,7 @@ public final class RatisSupport {
   public static Parameters clientParameters(io.eyrie.multicast.TlsConfig tls, RaftTransport transport) {
     Parameters p = RaftTls.parameters(tls, NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT);
     if (transport == RaftTransport.GRPC && tls != null) {
-      RaftGrpc.tls(p, tls);
+      RaftGrpc.tls(p, tls, new RaftPortCounters());
     }
     return p;
   }
@@ -263,7 +263,7 @@ public final class RatisSupport {
     p.put(RaftFrameLimit.KEY, RaftFrameLimit.forClientFrames(o.maxFrameBytes()), Long.class);
     counters.into(p);
     if (o.raftTransport() == RaftTransport.GRPC && o.tls() != null) {
-      RaftGrpc.tls(p, o.tls());
+      RaftGrpc.tls(p, o.tls(), counters);
     }
     return p;
   }

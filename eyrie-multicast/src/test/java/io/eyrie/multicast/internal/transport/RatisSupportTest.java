@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
-import io.eyrie.multicast.RaftTransport;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.io.File;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
@@ -74,8 +74,8 @@ class RatisSupportTest {
   @Test
   void grpcParametersCarryTlsOnlyWhenTheNodeHasIt() {
     NodeOptions o = NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).build();
-    assertNull(GrpcConfigKeys.Server.tlsConf(RatisSupport.parameters(o)), "plaintext: no gRPC TLS");
-    assertEquals(RaftFrameLimit.MAX_FRAME_BYTES, RaftFrameLimit.of(RatisSupport.parameters(o)));
+    assertNull(GrpcConfigKeys.Server.tlsConf(RatisSupport.parameters(o, new RaftPortCounters())), "plaintext: no gRPC TLS");
+    assertEquals(RaftFrameLimit.MAX_FRAME_BYTES, RaftFrameLimit.of(RatisSupport.parameters(o, new RaftPortCounters())));
   }
 
   @Test
