@@ -34,6 +34,8 @@ public final class RatisSupport {
    * connection event at INFO: keep a strong reference (JUL holds loggers weakly) at WARNING.
    */
   private static final java.util.logging.Logger SHADED_NETTY_LOG = quiet("org.apache.ratis.thirdparty.io.netty");
+  /** The same for Ratis's shaded gRPC (the gRPC transport), which logs its setup at INFO. */
+  private static final java.util.logging.Logger SHADED_GRPC_LOG = quiet("org.apache.ratis.thirdparty.io.grpc");
 
   /** The system property giving the event-loop threads of each group of Ratis's shaded Netty. */
   public static final String EVENT_LOOP_THREADS_PROPERTY = io.eyrie.multicast.NodeOptions.EVENT_LOOP_THREADS_PROPERTY;
@@ -173,6 +175,7 @@ public final class RatisSupport {
    */
   public static RaftProperties serverProperties(ClusterConfig.NodeInfo node, File storage, NodeOptions o) {
     SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+    SHADED_GRPC_LOG.setLevel(java.util.logging.Level.WARNING);
     RaftProperties p = new RaftProperties();
     rpc(p, o);
     if (o.raftTransport() == RaftTransport.GRPC) {
