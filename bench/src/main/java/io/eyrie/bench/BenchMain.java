@@ -67,7 +67,8 @@ public final class BenchMain {
         DIR/multicast-TRANSPORT[-tls].{csv,md} with --raft-transport grpc or --tls true.
         --tls: mutual TLS on every node's ports, with certificates made for the run.
         --raft-transport: the Raft ports' transport, netty (default, Eyrie's Netty RPC) or grpc
-          (Ratis's gRPC; the raw Ratis phase too), to compare them (issue 28).
+          (Ratis's gRPC; the raw Ratis phase too), to compare them (issue 28). Neither it nor --tls
+          reaches the DS-SMR phases (their own cluster, on the defaults): --dssmr false to compare.
         --jit-warmup: run the loaded phases unmeasured until the JIT is quiet, at most this long.""",
       Set.of("duration", "warmup", "clients", "window", "out", "groups", "raw", "dssmr", "isolated",
           "channel-window", "submit-in-flight", "event-loop-threads", "jit-warmup", "tls", "raft-transport"),

@@ -52,7 +52,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * multicast (bench/results/HISTORY.md, "Issue 15, seventh session"). {@code --tls true} runs
  * mutual TLS on both ports of every node (development certificates); {@code --raft-transport grpc}
  * runs the nodes' Raft ports, and the raw Ratis group, on Ratis's gRPC instead of Eyrie's Netty RPC
- * (the default), to compare the two (issue 28); the report names both.
+ * (the default), to compare the two (issue 28); the report names both. Neither reaches the DS-SMR
+ * phases, which run their own bank cluster on the defaults ({@code --dssmr false} for the comparison).
  */
 public final class MulticastBenchmark {
 
@@ -202,6 +203,10 @@ public final class MulticastBenchmark {
       closeInBackground(mc);
     }
     if (dssmr) {
+      if (tls || transport != NodeOptions.RAFT_TRANSPORT_DEFAULT) {
+        System.out.println("note: the DS-SMR phases run on their own bank cluster with the default Raft transport and no"
+            + " TLS (--dssmr false leaves them out)");
+      }
       rows.addAll(DssmrOpsBenchmark.run(clients, window, warmup, duration));
     }
     rows.addAll(isolatedRows);
