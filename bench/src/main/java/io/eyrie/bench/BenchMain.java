@@ -61,13 +61,17 @@ public final class BenchMain {
       usage: bin/bench multicast [--duration 20s] [--warmup 5s] [--clients N] [--window W] [--out DIR]
                                  [--groups 1,2,4] [--raw true|false] [--dssmr true|false] [--isolated N]
                                  [--channel-window N] [--submit-in-flight N] [--event-loop-threads N]
-                                 [--jit-warmup 120s] [--tls true|false]
+                                 [--jit-warmup 120s] [--tls true|false] [--raft-transport netty|grpc]
 
-        An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results).
+        An embedded 3-node cluster; results in DIR/multicast.{csv,md} (default bench/results), or
+        DIR/multicast-TRANSPORT[-tls].{csv,md} with --raft-transport grpc or --tls true.
         --tls: mutual TLS on every node's ports, with certificates made for the run.
+        --raft-transport: the Raft ports' transport, netty (default, Eyrie's Netty RPC) or grpc
+          (Ratis's gRPC; the raw Ratis phase too), to compare them (issue 28). Neither it nor --tls
+          reaches the DS-SMR phases (their own cluster, on the defaults): --dssmr false to compare.
         --jit-warmup: run the loaded phases unmeasured until the JIT is quiet, at most this long.""",
       Set.of("duration", "warmup", "clients", "window", "out", "groups", "raw", "dssmr", "isolated",
-          "channel-window", "submit-in-flight", "event-loop-threads", "jit-warmup", "tls"),
+          "channel-window", "submit-in-flight", "event-loop-threads", "jit-warmup", "tls", "raft-transport"),
       Set.of(), Set.of("duration", "warmup", "jit-warmup"), MulticastBenchmark::main);
 
   static final Command TABLE1 = new Bench("table1",

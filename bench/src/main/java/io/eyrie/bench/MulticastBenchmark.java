@@ -11,6 +11,7 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.Node;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeStats;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +39,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * <pre>
  * bin/bench multicast [--duration 20] [--warmup 5] [--clients 8] [--window 16] [--out bench/results]
  *     [--isolated 300] [--dssmr true] [--raw true] [--groups 1,2,4] [--event-loop-threads N] [--channel-window W]
- *     [--submit-in-flight F] [--jit-warmup 120]
+ *     [--submit-in-flight F] [--jit-warmup 120] [--tls true|false] [--raft-transport netty|grpc]
  * </pre>
  *
  * <p>{@code --isolated} multicasts one at a time per group count (0 skips that phase); {@code
@@ -48,7 +49,11 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * unmeasured, in rounds of 4 s each until the JIT compiled for less than 10% of a round, for at
  * most S seconds (0 skips it): on 2 cores the JIT's one C2 thread competes with the load and
  * took 85-100 s to catch up, so without it the first phases measured the compiler as much as the
- * multicast (bench/results/HISTORY.md, "Issue 15, seventh session").
+ * multicast (bench/results/HISTORY.md, "Issue 15, seventh session"). {@code --tls true} runs
+ * mutual TLS on both ports of every node (development certificates); {@code --raft-transport grpc}
+ * runs the nodes' Raft ports, and the raw Ratis group, on Ratis's gRPC instead of Eyrie's Netty RPC
+ * (the default), to compare the two (issue 28); the report names both. Neither reaches the DS-SMR
+ * phases, which run their own bank cluster on the defaults ({@code --dssmr false} for the comparison).
  */
 public final class MulticastBenchmark {
 
@@ -109,6 +114,9 @@ public final class MulticastBenchmark {
     if (o.has("submit-in-flight")) {
       nob.submitInFlight(o.integer("submit-in-flight", 0));
     }
+    RaftTransport transport = RaftTransport.of(o.string("raft-transport", NodeOptions.RAFT_TRANSPORT_DEFAULT.label()));
+    nob.raftTransport(transport);
+    boolean tls = o.bool("tls", false);
     NodeOptions nodeOptions = nob.build();
     int duration = o.integer("duration", 20);
     int warmup = o.integer("warmup", 5);
@@ -120,11 +128,11 @@ public final class MulticastBenchmark {
     List<Row> rows = new ArrayList<>();
 
     System.out.printf("raw Ratis baseline: %d clients x %d outstanding, %ds warm-up, %ds measured; %s=%s, channel window %d,"
-        + " submit in flight %d%n", clients, window, warmup, duration,
+        + " submit in flight %d; Raft transport %s, TLS %s%n", clients, window, warmup, duration,
         NodeOptions.EVENT_LOOP_THREADS_PROPERTY,
         System.getProperty(NodeOptions.EVENT_LOOP_THREADS_PROPERTY),
-        nodeOptions.channelWindow(), nodeOptions.submitInFlight());
-    if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline()) {
+        nodeOptions.channelWindow(), nodeOptions.submitInFlight(), transport.label(), tls ? "on" : "off");
+    if (rawPhase) try (RawRatisBaseline raw = new RawRatisBaseline(transport)) {
       List<RaftClient> rc = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
         rc.add(raw.newClient());
@@ -139,7 +147,7 @@ public final class MulticastBenchmark {
 
     List<Row> isolatedRows = new ArrayList<>();
     // --tls: mutual TLS on both ports of every node, clients with a client certificate (issue 28's cost).
-    Path certs = o.bool("tls", false) ? devCertificates() : null;
+    Path certs = tls ? devCertificates() : null;
     EmbeddedCluster.Builder cb = EmbeddedCluster.newBuilder().nodes(3).partitions(4).options(nodeOptions)
         .deliverers(new EchoDeliverers());
     if (certs != null) {
@@ -195,10 +203,14 @@ public final class MulticastBenchmark {
       closeInBackground(mc);
     }
     if (dssmr) {
+      if (tls || transport != NodeOptions.RAFT_TRANSPORT_DEFAULT) {
+        System.out.println("note: the DS-SMR phases run on their own bank cluster with the default Raft transport and no"
+            + " TLS (--dssmr false leaves them out)");
+      }
       rows.addAll(DssmrOpsBenchmark.run(clients, window, warmup, duration));
     }
     rows.addAll(isolatedRows);
-    MulticastReport.write(out, rows, clients, window, warmup, duration);
+    MulticastReport.write(out, rows, clients, window, warmup, duration, transport, tls);
     System.exit(0);
   }
 

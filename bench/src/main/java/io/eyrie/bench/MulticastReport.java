@@ -11,22 +11,37 @@ import java.util.Locale;
 
 /**
  * The multicast benchmark's results: {@code multicast.csv} and {@code multicast.md} (the table of
- * rows and the ratios against the targets), also printed.
+ * rows and the ratios against the targets), also printed; with a Raft transport or TLS other than
+ * the defaults the files are named after them ({@code multicast-grpc-tls.md}), so that the four
+ * runs of issue 28 can share one {@code --out}, and the markdown names both in its first lines.
  */
 final class MulticastReport {
   private MulticastReport() {}
 
-  /** Writes the rows of one run to {@code dir/multicast.{csv,md}} and prints the markdown. */
-  static void write(Path dir, List<Row> rows, int clients, int window, int warmup, int duration)
-      throws IOException {
+  /**
+   * The files' name, without extension: {@code multicast} for the defaults (Netty, no TLS), else
+   * {@code multicast-TRANSPORT[-tls]}.
+   */
+  static String fileName(io.eyrie.multicast.NodeOptions.RaftTransport transport, boolean tls) {
+    if (transport == io.eyrie.multicast.NodeOptions.RAFT_TRANSPORT_DEFAULT && !tls) {
+      return "multicast";
+    }
+    return "multicast-" + transport.label() + (tls ? "-tls" : "");
+  }
+
+  /** Writes the rows of one run to {@code dir/NAME.{csv,md}} ({@link #fileName}) and prints the markdown. */
+  static void write(Path dir, List<Row> rows, int clients, int window, int warmup, int duration,
+      io.eyrie.multicast.NodeOptions.RaftTransport transport, boolean tls) throws IOException {
     Files.createDirectories(dir);
+    String name = fileName(transport, tls);
     StringBuilder csv = new StringBuilder("name,groups,ops_per_sec,p50_ms,p99_ms,errors,cpu_ms_per_op,log_entries_per_op,cost\n");
     StringBuilder md = new StringBuilder("# Multicast benchmark\n\n");
     md.append("Run ").append(Instant.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
         .append(" cores (everything, clients included, shares them). ")
         .append(String.format(Locale.ROOT, "%d clients x %d outstanding, %d s warm-up, %d s measured, 64-byte payloads; ",
             clients, window, warmup, duration))
-        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers")
+        .append("embedded cluster of 3 nodes, 4 partition groups of 3 replicas, echo deliverers; Raft transport **")
+        .append(transport.label()).append("**, TLS **").append(tls ? "on" : "off").append("**")
         .append(rows.stream().anyMatch(r -> r.name().startsWith("transfers")) ? "; the DS-SMR rows go through the public "
             + "client on a bank cluster (the oracle and 4 partitions), see DssmrOpsBenchmark.\n\n" : ".\n\n")
         .append("CPU per op is the process CPU time (servers and clients: one JVM) over the measured window divided by ")
@@ -62,8 +77,9 @@ final class MulticastReport {
       md.append(String.format(Locale.ROOT, "%nOne-group multicast / raw Ratis throughput: **%.2f** (target at least 0.70).%n",
           rows.get(1).opsPerSec() / raw));
     }
-    Files.writeString(dir.resolve("multicast.csv"), csv, StandardCharsets.UTF_8);
-    Files.writeString(dir.resolve("multicast.md"), md, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(name + ".csv"), csv, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(name + ".md"), md, StandardCharsets.UTF_8);
+    System.out.println("wrote " + dir.resolve(name + ".md") + " and .csv");
     System.out.println();
     System.out.println(md);
   }

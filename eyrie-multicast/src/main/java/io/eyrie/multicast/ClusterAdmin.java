@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -35,8 +36,23 @@ public final class ClusterAdmin {
    * @return group name to leader node id (0 when no member says it leads), by group name
    */
   public static Map<String, Integer> leaders(ClusterConfig cluster, long timeoutMs, TlsConfig tls) {
+    return leaders(cluster, timeoutMs, tls, RaftTransport.NETTY);
+  }
+
+  /**
+   * As {@link #leaders(ClusterConfig, long, TlsConfig)}, to Raft ports that speak {@code transport}
+   * (the nodes' {@link NodeOptions#raftTransport()}; the other overloads ask Netty RPC ports).
+   *
+   * @param cluster the cluster
+   * @param timeoutMs how long to wait for each server
+   * @param tls the identity to ask as, or null for plaintext
+   * @param transport the transport of the nodes' Raft ports
+   * @return group name to leader node id (0 when no member says it leads), by group name
+   */
+  public static Map<String, Integer> leaders(ClusterConfig cluster, long timeoutMs, TlsConfig tls,
+      RaftTransport transport) {
     Map<String, Integer> out = new TreeMap<>();
-    for (GroupStatus g : GroupStatus.query(cluster, timeoutMs, tls)) {
+    for (GroupStatus g : GroupStatus.query(cluster, timeoutMs, tls, transport)) {
       out.put(g.group().name(), g.leader());
     }
     return out;

@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.internal.Wire;
 import io.eyrie.multicast.internal.replication.GroupStateMachine;
 import io.eyrie.multicast.internal.replication.NodeChannels;
@@ -158,6 +159,11 @@ final class GroupHost {
   private RaftClientReply addGroup(ClusterConfig c, GroupId g) throws IOException {
     return server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), RatisSupport.peerId(nodeId), 0,
         RatisSupport.raftGroup(c, g)));
+  }
+
+  /** The transport of this node's Raft port. */
+  RaftTransport raftTransport() {
+    return options.raftTransport();
   }
 
   /** The cluster as this node knows it. */

@@ -1,6 +1,6 @@
 package io.eyrie.multicast;
 
-import io.eyrie.multicast.internal.transport.RaftTls;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -107,11 +107,27 @@ public record GroupStatus(GroupId group, String raftGroupId, int leader, long te
    * @throws IllegalStateException if the node asked through its client port did not answer or refused
    */
   public static List<GroupStatus> query(ClusterConfig cluster, long timeoutMs, TlsConfig tls) {
+    return query(cluster, timeoutMs, tls, RaftTransport.NETTY);
+  }
+
+  /**
+   * As {@link #query(ClusterConfig, long, TlsConfig)}, to Raft ports that speak {@code transport}
+   * (the nodes' {@link NodeOptions#raftTransport()}; the other overloads ask Netty RPC ports).
+   *
+   * @param cluster the cluster
+   * @param timeoutMs how long to wait for each server
+   * @param tls the identity to ask as, or null for plaintext
+   * @param transport the transport of the nodes' Raft ports
+   * @return one entry per group, in group order
+   * @throws IllegalStateException if the node asked through its client port did not answer or refused
+   */
+  public static List<GroupStatus> query(ClusterConfig cluster, long timeoutMs, TlsConfig tls,
+      RaftTransport transport) {
     if (tls != null && tls.identity().role() != Identity.Role.NODE) {
       return askANode(cluster, timeoutMs, tls);
     }
     RaftProperties p = new RaftProperties();
-    RatisSupport.clientRpc(p, tls);
+    RatisSupport.clientRpc(p, tls, transport);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS));
     Map<GroupId, List<CompletableFuture<Object[]>>> asked = new TreeMap<>();
     List<RaftClient> clients = new ArrayList<>();
@@ -119,7 +135,7 @@ public record GroupStatus(GroupId group, String raftGroupId, int leader, long te
       for (GroupId g : cluster.groups().keySet()) {
         RaftClient client = RaftClient.newBuilder()
             .setProperties(p)
-            .setParameters(RaftTls.parameters(tls, NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT))
+            .setParameters(RatisSupport.clientParameters(tls, transport))
             .setRaftGroup(RatisSupport.raftGroup(cluster, g))
             .setRetryPolicy(RetryPolicies.noRetry())
             .build();

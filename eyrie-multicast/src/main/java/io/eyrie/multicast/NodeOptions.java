@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -88,6 +89,51 @@ public final class NodeOptions {
   public static final long CLIENT_EXPIRY_MS_DEFAULT = 30 * 60_000L;
   /** Default timeout of one Ratis request made by a node. */
   public static final int RATIS_REQUEST_TIMEOUT_MS_DEFAULT = 3000;
+  /**
+   * Default transport of the Raft port: Ratis's Netty RPC through Eyrie's wrapper. gRPC is there
+   * to be measured against it ({@link RaftTransport#GRPC}).
+   */
+  public static final RaftTransport RAFT_TRANSPORT_DEFAULT = RaftTransport.NETTY;
+
+  /**
+   * The transport of a node's Raft port: what its Ratis servers and the Ratis clients it opens
+   * speak to each other ({@link NodeOptions#raftTransport()}). Every node of a cluster must use the
+   * same one: a gRPC Raft port does not speak Netty RPC, nor the other way round.
+   */
+  public enum RaftTransport {
+    /**
+     * Ratis's Netty RPC, through Eyrie's wrapper (the default): mutual TLS with a role check, the
+     * Raft port's frame limit, and one call-id-0 request per peer at a time so that many groups per
+     * server do not break each other's votes and snapshot installations.
+     */
+    NETTY,
+    /**
+     * Ratis's gRPC transport ({@code ratis-grpc}), for comparison with {@link #NETTY}: mutual TLS
+     * with the same role check, and gRPC's own message size limit in place of the frame limit.
+     */
+    GRPC;
+
+    /** The name as configuration files and flags spell it: {@code netty} or {@code grpc}. */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The transport of a label.
+     *
+     * @param label {@code netty} or {@code grpc}, in any case
+     * @return the transport
+     * @throws IllegalArgumentException saying which values are taken
+     */
+    public static RaftTransport of(String label) {
+      for (RaftTransport t : values()) {
+        if (t.label().equalsIgnoreCase(label == null ? "" : label.trim())) {
+          return t;
+        }
+      }
+      throw new IllegalArgumentException("expects netty or grpc, not '" + label + "'");
+    }
+  }
 
   /** The values, never changed once built. */
   private final NodeSettings s;
@@ -216,6 +262,15 @@ public final class NodeOptions {
   /** Timeout of one Ratis request made by the node (submissions, channel batches). */
   public int ratisRequestTimeoutMs() {
     return s.ratisRequestTimeoutMs;
+  }
+
+  /**
+   * The transport of the node's Raft port, which its Ratis servers and every Ratis client it
+   * opens for its groups use ({@link #RAFT_TRANSPORT_DEFAULT}, Netty). Every node of a cluster
+   * must use the same one.
+   */
+  public RaftTransport raftTransport() {
+    return s.raftTransport;
   }
 
   /** The application's codec registrations. */
@@ -396,6 +451,12 @@ public final class NodeOptions {
     /** Sets how long, in log time, an idle client's records are kept. */
     public Builder clientExpiryMs(long v) {
       s.clientExpiryMs = NodeSettings.positive(v, "clientExpiryMs");
+      return this;
+    }
+
+    /** Sets the transport of the Raft port ({@link NodeOptions#raftTransport()}; every node of a cluster the same). */
+    public Builder raftTransport(RaftTransport v) {
+      s.raftTransport = Objects.requireNonNull(v, "raftTransport");
       return this;
     }
 

@@ -236,7 +236,7 @@ final class NodeRequestHandler implements RequestHandler {
     CompletableFuture<Wire.ClientReply> f = new CompletableFuture<>();
     Thread t = new Thread(() -> {
       try {
-        String text = GroupStatus.toText(GroupStatus.query(host.cluster(), ms, tls));
+        String text = GroupStatus.toText(GroupStatus.query(host.cluster(), ms, tls, host.raftTransport()));
         f.complete(new Wire.ClientReply(requestId, Status.OK, codec.encode(text), null, 0));
       } catch (RuntimeException e) {
         f.complete(error(Status.ERROR, "status failed: " + e, 0));

@@ -1,5 +1,6 @@
 package io.eyrie.multicast;
 
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.util.function.Function;
 
 /**
@@ -31,6 +32,7 @@ final class NodeSettings implements Cloneable {
   TlsConfig tls;
   boolean insecure;
   int tlsHandshakeTimeoutMs = NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT;
+  RaftTransport raftTransport = NodeOptions.RAFT_TRANSPORT_DEFAULT;
   Function<Object, Identity.Role> roles = r -> null;
 
   /** A copy of every value (the registry, TLS configuration and roles are immutable, and shared). */

@@ -25,7 +25,7 @@ final class NodeCommand implements Command {
   public String usage() {
     return """
         usage: eyrie node --cluster FILE --id N --service CLASS [--conf FILE] [--data DIR] [--metrics-port P]
-                          [--insecure] [--print-conf]
+                          [--raft-transport netty|grpc] [--insecure] [--print-conf]
 
           --cluster FILE     the cluster file
           --id N             this node's id in the file
@@ -37,6 +37,8 @@ final class NodeCommand implements Command {
                              data/node-N; kept across restarts; --storage is another name)
           --metrics-port P   serve /metrics and /ready on this port (default: the node line's
                              metrics=P in the cluster file; none if neither)
+          --raft-transport T the Raft port's transport: netty (the default, Eyrie's Netty RPC) or
+                             grpc (Ratis's gRPC, to compare); every node of a cluster the same
           --insecure         start without TLS although the node's address is not loopback
                              (anyone who reaches its client port may send anything)
           --conf FILE        the node's tunables (election timeout, snapshot threshold, client

@@ -60,6 +60,7 @@ final class NodeConf {
     SETTERS.put(NodeConfigKeys.SUBMIT_BATCH_MAX, (b, v) -> b.submitBatchMax(asInt(v)));
     SETTERS.put(NodeConfigKeys.INSECURE, (b, v) -> b.insecure((Boolean) v));
     SETTERS.put(NodeConfigKeys.TLS_HANDSHAKE_TIMEOUT, (b, v) -> b.tlsHandshakeTimeoutMs(asInt(v)));
+    SETTERS.put(NodeConfigKeys.RAFT_TRANSPORT, (b, v) -> b.raftTransport(io.eyrie.multicast.NodeOptions.RaftTransport.of((String) v)));
   }
 
   private final ClusterConfig cluster;
@@ -117,7 +118,7 @@ final class NodeConf {
   /**
    * Resolves a launcher's command line: {@code --cluster}, {@code --id}, {@code --conf} and the
    * flags of {@link NodeConfigKeys} keys ({@code --data}, {@code --metrics-port}, {@code
-   * --insecure}, and {@code --snapshot-threshold} where the launcher takes it).
+   * --raft-transport}, {@code --insecure}, and {@code --snapshot-threshold} where the launcher takes it).
    *
    * @param a the parsed command line (no positional arguments)
    * @param dataPrefix the default storage directory, without the node's id

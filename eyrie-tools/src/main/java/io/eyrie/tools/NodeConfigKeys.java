@@ -1,6 +1,7 @@
 package io.eyrie.tools;
 
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,7 +25,9 @@ public final class NodeConfigKeys {
     /** {@code true} or {@code false}. */
     BOOLEAN,
     /** A file or directory, relative to the configuration file's directory. */
-    PATH
+    PATH,
+    /** One of a few words ({@link #choices}), in lower case. */
+    CHOICE
   }
 
   /**
@@ -68,10 +71,22 @@ public final class NodeConfigKeys {
             throw new IllegalArgumentException("expects a whole number from " + min + " to " + max);
           }
           return v;
+        case CHOICE:
+          String w = value.toLowerCase(Locale.ROOT);
+          if (choices(this).contains(w)) {
+            return w;
+          }
+          throw new IllegalArgumentException("expects " + String.join(" or ", choices(this)));
         default:
           return value;
       }
     }
+  }
+
+  /** The words a {@link Type#CHOICE} key takes, the default first; empty for other keys. */
+  public static List<String> choices(Key k) {
+    return k.name().equals("raft.transport")
+        ? java.util.Arrays.stream(RaftTransport.values()).map(RaftTransport::label).toList() : List.of();
   }
 
   private static final long INT = Integer.MAX_VALUE;
@@ -106,6 +121,11 @@ public final class NodeConfigKeys {
   public static final Key RATIS_REQUEST_TIMEOUT = number("raft.request.timeout.ms",
       NodeOptions.RATIS_REQUEST_TIMEOUT_MS_DEFAULT, 1, INT,
       "timeout of one Ratis request the node makes (submissions, channel batches), ms");
+  /** The transport of the Raft port: netty (the default) or grpc, the same on every node. */
+  public static final Key RAFT_TRANSPORT = new Key("raft.transport", Type.CHOICE,
+      NodeOptions.RAFT_TRANSPORT_DEFAULT.label(),
+      "the Raft port's transport: netty (Eyrie's Netty RPC) or grpc (Ratis's gRPC, for comparison); every node"
+          + " of a cluster the same", 0, 0, "raft-transport");
   /** Largest client frame accepted, bytes. */
   public static final Key MAX_FRAME_BYTES = number("client.frame.max.bytes",
       NodeOptions.MAX_FRAME_BYTES_DEFAULT, 1024, INT, "largest client frame the node accepts, bytes");
@@ -168,7 +188,7 @@ public final class NodeConfigKeys {
 
   /** Every key, in the template's order. */
   public static final List<Key> ALL = List.of(DATA_DIR, METRICS_PORT, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX,
-      SNAPSHOT_THRESHOLD, SEGMENT_SIZE_MAX, RATIS_REQUEST_TIMEOUT, MAX_FRAME_BYTES, FRAME_IDLE_TIMEOUT,
+      SNAPSHOT_THRESHOLD, SEGMENT_SIZE_MAX, RATIS_REQUEST_TIMEOUT, RAFT_TRANSPORT, MAX_FRAME_BYTES, FRAME_IDLE_TIMEOUT,
       MAX_CLIENT_CONNECTIONS, MAX_CLIENT_CONNECTIONS_PER_ADDRESS, MAX_IN_FLIGHT_PER_CONNECTION, MAX_PENDING_REQUESTS,
       CLIENT_EXPIRY, CHANNEL_BATCH_MAX_ITEMS, CHANNEL_WINDOW, SUBMIT_IN_FLIGHT, SUBMIT_BATCH_MAX, TLS_DIR,
       TLS_CA_FILE, TLS_CERT_FILE, TLS_KEY_FILE, INSECURE, TLS_HANDSHAKE_TIMEOUT);

@@ -32,9 +32,10 @@ public final class NodeLauncher {
   /**
    * The options of every node launcher's command line, each with a value: {@code --cluster FILE},
    * {@code --id N}, {@code --conf FILE} (the node's configuration file, {@link NodeConfigKeys}),
-   * {@code --data DIR} ({@code --storage} is another name) and {@code --metrics-port P}.
+   * {@code --data DIR} ({@code --storage} is another name), {@code --metrics-port P} and {@code
+   * --raft-transport netty|grpc}.
    */
-  public static final Set<String> OPTIONS = Set.of("cluster", "id", "conf", "data", "metrics-port");
+  public static final Set<String> OPTIONS = Set.of("cluster", "id", "conf", "data", "metrics-port", "raft-transport");
 
   /**
    * The valued options of a launcher that takes more than {@link #OPTIONS}.

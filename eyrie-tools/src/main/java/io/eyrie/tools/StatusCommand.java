@@ -35,11 +35,13 @@ final class StatusCommand implements Command {
   public String usage() {
     return """
         usage: eyrie status --cluster FILE [--locate ID] [--timeout 3s] [--format text|json] [--as NAME]
+                            [--raft-transport netty|grpc]
 
           --cluster FILE   the cluster file
           --locate ID      also print the partition the oracle places object ID in
           --timeout D      how long to wait for each server (default 3s)
           --format F       text (default) or json: the same facts as one JSON object
+          --raft-transport T  the nodes' Raft transport (raft.transport): netty (default) or grpc
         """ + Tools.AS_USAGE + """
 
         Per group: its Ratis group id (for ratis-shell), the leader and its term, the group's
@@ -50,7 +52,7 @@ final class StatusCommand implements Command {
 
   @Override
   public Set<String> valued() {
-    return Set.of("cluster", "locate", "timeout", "format", Tools.AS);
+    return Set.of("cluster", "locate", "timeout", "format", Tools.AS, "raft-transport");
   }
 
   @Override
@@ -62,7 +64,9 @@ final class StatusCommand implements Command {
     io.eyrie.multicast.TlsConfig tls = Tools.tls(a, file);
     ClusterConfig cluster = Tools.view(file, tls, timeoutMs); // with the partitions added since
     Long locate = a.has("locate") ? a.longValue("locate", 0) : null;
-    List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs, tls);
+    io.eyrie.multicast.NodeOptions.RaftTransport transport = io.eyrie.multicast.NodeOptions.RaftTransport.of(
+        a.choice("raft-transport", "netty", "netty", "grpc"));
+    List<GroupStatus> groups = GroupStatus.query(cluster, timeoutMs, tls, transport);
     if (!json) {
       printGroups(out, cluster, groups); // before the client connects, which may fail
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.tools.NodeConf.Source;
 import io.eyrie.tools.NodeConfigKeys.Key;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ class NodeConfTest {
   @Timeout(30)
   void badValueIsRefusedNamingKeyAndValue(@TempDir Path dir) throws Exception {
     for (String line : List.of("client.connections.max = lots", "client.connections.max = 0",
-        "tls.insecure = yes", "metrics.port = 70000", "raft.election.timeout.min.ms = 50")) {
+        "tls.insecure = yes", "metrics.port = 70000", "raft.transport = http", "raft.election.timeout.min.ms = 50")) {
       Path f = write(dir, line + "\n");
       Args.UsageException e = assertThrows(Args.UsageException.class, () -> NodeConf.read(f), line);
       String key = line.substring(0, line.indexOf(' '));
@@ -97,6 +98,31 @@ class NodeConfTest {
     NodeConf plain = NodeConf.resolve(args("--cluster", cluster.toString(), "--id", "1"), "data/node-");
     assertEquals(new NodeConf.Setting("9100", Source.CLUSTER_FILE), plain.settings().get(NodeConfigKeys.METRICS_PORT));
     assertEquals(Path.of("data/node-1").toAbsolutePath().normalize(), plain.dataDir());
+  }
+
+  @Test
+  @Timeout(30)
+  void raftTransportIsNettyByDefaultGrpcFromTheFileAndTheFlagWins(@TempDir Path dir) throws Exception {
+    Path cluster = cluster(dir);
+    NodeConf plain = NodeConf.resolve(args("--cluster", cluster.toString(), "--id", "1"), "d/");
+    assertEquals(new NodeConf.Setting("netty", Source.DEFAULT), plain.settings().get(NodeConfigKeys.RAFT_TRANSPORT));
+    assertEquals(RaftTransport.NETTY, plain.options(NodeOptions.defaults()).raftTransport());
+    Path f = write(dir, "raft.transport = GRPC\n");
+    NodeConf file = NodeConf.resolve(args("--cluster", cluster.toString(), "--id", "1", "--conf", f.toString()), "d/");
+    assertEquals(new NodeConf.Setting("GRPC", Source.CONF_FILE), file.settings().get(NodeConfigKeys.RAFT_TRANSPORT));
+    assertEquals(RaftTransport.GRPC, file.options(NodeOptions.defaults()).raftTransport());
+    NodeConf flagged = NodeConf.resolve(args("--cluster", cluster.toString(), "--id", "1", "--conf", f.toString(),
+        "--raft-transport", "netty"), "d/");
+    assertEquals(Source.FLAG, flagged.settings().get(NodeConfigKeys.RAFT_TRANSPORT).source());
+    assertEquals(RaftTransport.NETTY, flagged.options(NodeOptions.defaults()).raftTransport());
+    Args.UsageException e = assertThrows(Args.UsageException.class, () -> NodeConf.resolve(args("--cluster",
+        cluster.toString(), "--id", "1", "--raft-transport", "quic"), "d/"));
+    assertTrue(e.getMessage().contains("bad value for --raft-transport: 'quic'"), e.getMessage());
+    assertTrue(e.getMessage().contains("netty or grpc"), e.getMessage());
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    file.print(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    assertTrue(out.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+        .anyMatch(l -> l.startsWith("raft.transport ") && l.contains("GRPC") && l.endsWith("conf file")), out::toString);
   }
 
   @Test

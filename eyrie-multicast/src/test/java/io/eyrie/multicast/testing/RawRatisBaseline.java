@@ -2,6 +2,7 @@ package io.eyrie.multicast.testing;
 
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.internal.transport.RatisSupport;
 import java.io.File;
 import java.io.IOException;
@@ -28,7 +29,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * The limit for one group on this machine: one Ratis group of 3 servers on loopback (Netty
- * RPC, on-disk log) whose state machine does nothing, driven by async clients, one Ratis request
+ * RPC by default, or gRPC; on-disk log) whose state machine does nothing, driven by async clients, one Ratis request
  * per operation.
  */
 public final class RawRatisBaseline implements AutoCloseable {
@@ -57,6 +58,18 @@ public final class RawRatisBaseline implements AutoCloseable {
    * partition only in what runs above Ratis.
    */
   public RawRatisBaseline() throws IOException {
+    this(NodeOptions.RAFT_TRANSPORT_DEFAULT);
+  }
+
+  /**
+   * As {@link #RawRatisBaseline()}, on {@code transport} (Eyrie's Netty RPC, or Ratis's gRPC to
+   * compare them; plaintext either way).
+   *
+   * @param transport the servers' and clients' transport
+   * @throws IOException if a server does not start
+   */
+  public RawRatisBaseline(RaftTransport transport) throws IOException {
+    options = OPTIONS.toBuilder().raftTransport(transport).build();
     RatisSupport.configureJvm();
     SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     dir = Files.createTempDirectory("eyrie-raw-ratis-").toFile();
@@ -72,7 +85,7 @@ public final class RawRatisBaseline implements AutoCloseable {
     }
     group = RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()), peers);
     for (ClusterConfig.NodeInfo n : nodes) {
-      RaftProperties props = RatisSupport.serverProperties(n, new File(dir, "n" + n.id()), OPTIONS);
+      RaftProperties props = RatisSupport.serverProperties(n, new File(dir, "n" + n.id()), options);
       RaftServer s = RaftServer.newBuilder().setServerId(RatisSupport.peerId(n.id()))
           .setGroup(group).setProperties(props).setStateMachine(new NoopStateMachine()).build();
       s.start();
@@ -81,11 +94,16 @@ public final class RawRatisBaseline implements AutoCloseable {
   }
 
   private static final NodeOptions OPTIONS = NodeOptions.newBuilder().build();
+  private final NodeOptions options;
 
   /** A client of the group, configured like the nodes' Ratis clients. */
   public RaftClient newClient() {
     RaftProperties props = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+    if (options.raftTransport() == RaftTransport.GRPC) {
+      RatisSupport.clientRpc(props, null, RaftTransport.GRPC);
+    } else {
+      RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+    }
     RaftClientConfigKeys.Rpc.setRequestTimeout(props,
         TimeDuration.valueOf(OPTIONS.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(props, 256);

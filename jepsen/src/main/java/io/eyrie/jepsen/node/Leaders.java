@@ -5,7 +5,12 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.TlsConfig;
 import java.util.Map;
 
-/** The harness's leader query (its nemeses kill, pause and isolate leaders): {@link ClusterAdmin#leaders}. */
+/**
+ * The harness's leader query (its nemeses kill, pause and isolate leaders): {@link ClusterAdmin#leaders}.
+ * Netty-only: it asks the Raft ports over Eyrie's Netty RPC, the transport the harness's nodes run
+ * (the default {@code raft.transport}); nodes on gRPC would answer it nothing ({@link
+ * ClusterAdmin#leaders(ClusterConfig, long, TlsConfig, io.eyrie.multicast.NodeOptions.RaftTransport)} asks them).
+ */
 public final class Leaders {
   private Leaders() {}
 

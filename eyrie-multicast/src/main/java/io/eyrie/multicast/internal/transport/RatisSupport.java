@@ -3,6 +3,7 @@ package io.eyrie.multicast.internal.transport;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -33,6 +34,8 @@ public final class RatisSupport {
    * connection event at INFO: keep a strong reference (JUL holds loggers weakly) at WARNING.
    */
   private static final java.util.logging.Logger SHADED_NETTY_LOG = quiet("org.apache.ratis.thirdparty.io.netty");
+  /** The same for Ratis's shaded gRPC (the gRPC transport), which logs its setup at INFO. */
+  private static final java.util.logging.Logger SHADED_GRPC_LOG = quiet("org.apache.ratis.thirdparty.io.grpc");
 
   /** The system property giving the event-loop threads of each group of Ratis's shaded Netty. */
   public static final String EVENT_LOOP_THREADS_PROPERTY = io.eyrie.multicast.NodeOptions.EVENT_LOOP_THREADS_PROPERTY;
@@ -166,13 +169,21 @@ public final class RatisSupport {
     return 0;
   }
 
-  /** Server properties for a node: Netty RPC, linearizable reads, on-disk log with snapshots. */
+  /**
+   * Server properties for a node: its Raft transport (Netty RPC by default, {@link
+   * NodeOptions#raftTransport()}) on its Raft port, linearizable reads, on-disk log with snapshots.
+   */
   public static RaftProperties serverProperties(ClusterConfig.NodeInfo node, File storage, NodeOptions o) {
     SHADED_NETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+    SHADED_GRPC_LOG.setLevel(java.util.logging.Level.WARNING);
     RaftProperties p = new RaftProperties();
-    clientRpc(p, o.tls());
-    NettyConfigKeys.Server.setHost(p, node.host());
-    NettyConfigKeys.Server.setPort(p, node.raftPort());
+    rpc(p, o);
+    if (o.raftTransport() == RaftTransport.GRPC) {
+      RaftGrpc.configureServer(p, node);
+    } else {
+      NettyConfigKeys.Server.setHost(p, node.host());
+      NettyConfigKeys.Server.setPort(p, node.raftPort());
+    }
     RaftServerConfigKeys.setStorageDir(p, List.of(storage));
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
@@ -209,8 +220,42 @@ public final class RatisSupport {
   }
 
   /**
+   * Sets a Ratis client's RPC to {@code transport}, with the default frame limit, ready for TLS
+   * when {@code tls} is set (pass {@link #clientParameters} to the client too).
+   */
+  public static void clientRpc(RaftProperties p, io.eyrie.multicast.TlsConfig tls, RaftTransport transport) {
+    if (transport == RaftTransport.GRPC) {
+      RaftGrpc.configure(p, RaftFrameLimit.MAX_FRAME_BYTES);
+    } else {
+      clientRpc(p, tls);
+    }
+  }
+
+  /**
+   * The Ratis parameters of a client that is not a node's ({@code eyrie status}, a harness's
+   * leader query) on {@code transport}, as {@code tls}'s identity (a node's) or in plaintext.
+   */
+  public static Parameters clientParameters(io.eyrie.multicast.TlsConfig tls, RaftTransport transport) {
+    Parameters p = RaftTls.parameters(tls, NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT);
+    if (transport == RaftTransport.GRPC && tls != null) {
+      RaftGrpc.tls(p, tls, new RaftPortCounters());
+    }
+    return p;
+  }
+
+  /** Sets the RPC of a node's servers and clients: its Raft transport, its TLS and frame limit. */
+  private static void rpc(RaftProperties p, NodeOptions o) {
+    if (o.raftTransport() == RaftTransport.GRPC) {
+      RaftGrpc.configure(p, RaftFrameLimit.forClientFrames(o.maxFrameBytes()));
+    } else {
+      clientRpc(p, o.tls());
+    }
+  }
+
+  /**
    * The Ratis parameters of a node's servers and clients: the Raft port's frame limit, which grows
-   * with the client port's ({@link RaftFrameLimit#forClientFrames}); its TLS, if it has some ({@link
+   * with the client port's ({@link RaftFrameLimit#forClientFrames}); with gRPC, its TLS for gRPC
+   * ({@link RaftGrpc#tls}); its TLS, if it has some ({@link
    * RaftTls}), with the node's handshake timeout but never below the default (10 s): between
    * nodes a handshake that times out costs a reconnection and a retry, and on a loaded machine
    * a short timeout failed handshakes that were only slow.
@@ -220,6 +265,9 @@ public final class RatisSupport {
         Math.max(o.tlsHandshakeTimeoutMs(), NodeOptions.TLS_HANDSHAKE_TIMEOUT_MS_DEFAULT));
     p.put(RaftFrameLimit.KEY, RaftFrameLimit.forClientFrames(o.maxFrameBytes()), Long.class);
     counters.into(p);
+    if (o.raftTransport() == RaftTransport.GRPC && o.tls() != null) {
+      RaftGrpc.tls(p, o.tls(), counters);
+    }
     return p;
   }
 
@@ -229,7 +277,7 @@ public final class RatisSupport {
    */
   public static RaftClient newClient(ClusterConfig cluster, GroupId g, NodeOptions o) {
     RaftProperties p = new RaftProperties();
-    clientRpc(p, o.tls());
+    rpc(p, o);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(o.ratisRequestTimeoutMs(), TimeUnit.MILLISECONDS));
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 256);
     return RaftClient.newBuilder()

@@ -1,0 +1,186 @@
+package io.eyrie.multicast;
+
+import io.eyrie.multicast.NodeOptions.RaftTransport;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.multicast.testing.MulticastChecker;
+import io.eyrie.multicast.testing.MulticastWorkload;
+import io.eyrie.multicast.testing.RecordingDeliverer;
+import io.eyrie.multicast.testing.Waits;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A 3-node cluster whose Raft ports run Ratis's gRPC transport ({@link RaftTransport#GRPC}, on
+ * real loopback sockets, in plaintext; TLS is eyrie-tools' {@code RaftGrpcTlsTest}, which has the
+ * certificates): every Raft port speaks HTTP/2 (so the option took effect: Eyrie's Netty RPC
+ * sends nothing first), single- and two-group multicasts are served, the groups' status is read
+ * over gRPC, and after a leader is killed and restarted the cluster still serves; and, on a cluster
+ * of its own, a lagging replica of three groups catches up by concurrent snapshot installations.
+ */
+@Timeout(300)
+class RaftGrpcTransportTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static EmbeddedCluster cluster;
+  private static MulticastClient client;
+  private static GroupId p0;
+  private static GroupId p1;
+
+  @BeforeAll
+  static void start() {
+    cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2)
+        .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).electionTimeoutMs(500, 1000).build())
+        .deliverers(new EchoDeliverers()).start();
+    client = cluster.newClient();
+    p0 = cluster.cluster().partitions().get(0);
+    p1 = cluster.cluster().partitions().get(1);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (client != null) {
+      client.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /**
+   * True if the server at {@code port} speaks HTTP/2: sent a client connection preface, it answers
+   * with a SETTINGS frame (9-byte header, type 4). Ratis's Netty RPC answers nothing to it.
+   */
+  static boolean speaksHttp2(Socket s) {
+    try {
+      s.setSoTimeout(5000);
+      s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame
+      s.getOutputStream().flush();
+      InputStream in = s.getInputStream();
+      byte[] header = in.readNBytes(9);
+      return header.length == 9 && header[3] == 4;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static boolean speaksHttp2(int node) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", cluster.cluster().node(node).raftPort()), 5000);
+      return speaksHttp2(s);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static void multicastsServed(String tag) throws Exception {
+    for (int i = 0; i < 5; i++) {
+      String one = tag + "-one-" + i;
+      assertEquals(one, client.multicast(Set.of(p0), one).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      String two = tag + "-two-" + i;
+      assertEquals(two, client.multicast(Set.of(p0, p1), two).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      String other = tag + "-p1-" + i;
+      assertEquals(other, client.multicast(Set.of(p1), other).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void everyRaftPortSpeaksGrpc() {
+    assertEquals(RaftTransport.GRPC, cluster.options().raftTransport());
+    for (int n : cluster.cluster().nodes().keySet()) {
+      assertTrue(speaksHttp2(n), "node " + n + "'s Raft port answers an HTTP/2 preface with SETTINGS");
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void singleAndTwoGroupMulticastsAreServed() throws Exception {
+    multicastsServed("plain");
+  }
+
+  @Test
+  @Timeout(120)
+  void theStatusIsReadOverGrpcAndNotOverNetty() {
+    Waits.until(WAIT, () -> {
+      List<GroupStatus> all = GroupStatus.query(cluster.cluster(), 3000, null, RaftTransport.GRPC);
+      return all.stream().allMatch(g -> g.leader() != 0
+          && g.replicas().stream().allMatch(GroupStatus.Replica::reachable));
+    }, () -> "every group led and every replica reachable over gRPC");
+    // The control: a Netty RPC client gets no answer from a gRPC Raft port.
+    List<GroupStatus> netty = GroupStatus.query(cluster.cluster(), 1500, null, RaftTransport.NETTY);
+    assertFalse(netty.stream().anyMatch(g -> g.replicas().stream().anyMatch(GroupStatus.Replica::reachable)),
+        "a Netty RPC client reaches no gRPC Raft port: " + netty);
+  }
+
+  @Test
+  @Timeout(240)
+  void aKilledAndRestartedLeaderLeavesTheClusterServing() throws Exception {
+    multicastsServed("before");
+    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0, () -> "a leader of " + p0);
+    int victim = cluster.leaderOf(p0);
+    cluster.kill(victim);
+    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0 && cluster.leaderOf(p0) != victim,
+        () -> "a new leader of " + p0 + " after node " + victim + " was killed");
+    assertNotEquals(victim, cluster.leaderOf(p0));
+    multicastsServed("killed");
+    cluster.restart(victim);
+    Waits.until(WAIT, () -> speaksHttp2(victim), () -> "node " + victim + "'s Raft port back on gRPC");
+    cluster.awaitLeaders(WAIT);
+    multicastsServed("restarted");
+    // The restarted node catches up over gRPC: its replicas apply what was committed meanwhile.
+    Waits.until(WAIT, () -> {
+      for (GroupStatus g : GroupStatus.query(cluster.cluster(), 3000, null, RaftTransport.GRPC)) {
+        for (GroupStatus.Replica r : g.replicas()) {
+          if (!r.reachable() || g.lag(r) != 0) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }, () -> "every replica, node " + victim + "'s too, reachable and caught up");
+  }
+
+  /**
+   * Three groups per server install snapshots on one lagging node at once, over gRPC: the case
+   * that livelocked Ratis's Netty RPC (call id 0 shared by every group) before {@code
+   * EyrieNettyRpc} serialized it; gRPC needs no such help (its own cluster, small snapshots).
+   */
+  @Test
+  @Timeout(240)
+  void aLaggingReplicaOfEveryGroupCatchesUpBySnapshotInstallationOverGrpc() throws Exception {
+    long seed = MulticastPropertyTest.seed();
+    try (EmbeddedCluster c = EmbeddedCluster.newBuilder().nodes(3).partitions(3)
+        .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).snapshotThreshold(40)
+            .segmentSizeMax(16 << 10).submitBatchMax(4).build())
+        .deliverers((g, cl, codec) -> new RecordingDeliverer()).start()) {
+      int lagging = 3;
+      c.kill(lagging);
+      c.awaitLeaders(WAIT);
+      MulticastWorkload w = new MulticastWorkload(c, seed, 3, 250, 4);
+      w.run();
+      assertEquals(w.total(), w.acked.size(), "acked " + w.acked.size() + " of " + w.total() + "; first failures "
+          + w.failures);
+      c.restart(lagging);
+      MulticastChecker.awaitAndCheck(c, w.destsOf, w.acked, Duration.ofSeconds(120));
+      for (GroupId g : c.cluster().groupIds()) {
+        assertTrue(c.node(lagging).stats(g).snapshotsInstalled() > 0,
+            g + ": the lagging replica caught up through a leader's snapshot, over gRPC");
+      }
+    }
+  }
+}

@@ -1,0 +1,174 @@
+package io.eyrie.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.eyrie.multicast.EchoDeliverers;
+import io.eyrie.multicast.EmbeddedCluster;
+import io.eyrie.multicast.GroupId;
+import io.eyrie.multicast.GroupStatus;
+import io.eyrie.multicast.MulticastClient;
+import io.eyrie.multicast.NodeOptions;
+import io.eyrie.multicast.NodeOptions.RaftTransport;
+import io.eyrie.multicast.TlsConfig;
+import io.eyrie.multicast.testing.Waits;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mutual TLS on Ratis's gRPC transport ({@link RaftTransport#GRPC}) of a 3-node cluster whose
+ * nodes have certificates (real handshakes on loopback): the groups replicate over it and serve
+ * single- and two-group multicasts, also after a leader is killed and restarted; a TLS connection
+ * with a node's certificate gets HTTP/2 from the Raft port (so it is gRPC, and TLS took the
+ * certificate), while a client's or an admin's certificate (counted as the Raft port's TLS
+ * refusals), none, or plaintext get nothing; a node
+ * reads the status over gRPC and TLS, and an admin through a node (which follows its transport).
+ */
+@Timeout(300)
+class RaftGrpcTlsTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @TempDir
+  static Path tmp;
+  private static Path dir;
+  private static EmbeddedCluster cluster;
+  private static MulticastClient client;
+  private static GroupId p0;
+  private static GroupId p1;
+
+  @BeforeAll
+  static void certificatesAndCluster() throws Exception {
+    dir = tmp.resolve("cluster");
+    ClientTlsTest.certs("--out", dir.toString(), "--nodes", "1,2,3", "--admin", "ops", "--client", "app");
+    cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).tls(dir)
+        .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).electionTimeoutMs(500, 1000).build())
+        .deliverers(new EchoDeliverers()).start();
+    client = cluster.newClient(TlsConfig.fromDir(dir, "client-app"));
+    p0 = cluster.cluster().partitions().get(0);
+    p1 = cluster.cluster().partitions().get(1);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (client != null) {
+      client.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static int raftPort(int node) {
+    return cluster.cluster().node(node).raftPort();
+  }
+
+  /**
+   * True if the Raft port of {@code node}, over TLS as {@code name} (with its key if {@code
+   * withKey}), offering HTTP/2 by ALPN, answers an HTTP/2 preface with a SETTINGS frame; false if
+   * the handshake or the connection fails.
+   */
+  private static boolean http2OverTls(int node, String name, boolean withKey) throws Exception {
+    SSLContext ctx = ClientTlsTest.sslContext(TlsConfig.fromDir(dir, name), withKey);
+    try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket()) {
+      SSLParameters p = s.getSSLParameters();
+      p.setApplicationProtocols(new String[] {"h2"});
+      s.setSSLParameters(p);
+      s.connect(new InetSocketAddress("127.0.0.1", raftPort(node)), 5000);
+      return settingsAnswered(s);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static boolean settingsAnswered(Socket s) {
+    try {
+      s.setSoTimeout(5000);
+      s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
+      s.getOutputStream().flush();
+      InputStream in = s.getInputStream();
+      byte[] header = in.readNBytes(9);
+      return header.length == 9 && header[3] == 4;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static void multicastsServed(String tag) throws Exception {
+    for (int i = 0; i < 5; i++) {
+      String one = tag + "-one-" + i;
+      assertEquals(one, client.multicast(Set.of(p0), one).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      String two = tag + "-two-" + i;
+      assertEquals(two, client.multicast(Set.of(p0, p1), two).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void aNodeCertificateGetsGrpcOverTlsAndOthersAreRefused() throws Exception {
+    for (int n : cluster.cluster().nodes().keySet()) {
+      assertTrue(http2OverTls(n, "node-2", true), "node " + n + ": a node's certificate gets HTTP/2 over TLS");
+    }
+    long refusedBefore = cluster.node(1).raftPortStats().tlsRefusals();
+    assertFalse(http2OverTls(1, "client-app", true), "a client's certificate is refused on the Raft port");
+    assertFalse(http2OverTls(1, "admin-ops", true), "an admin's certificate is refused on the Raft port");
+    Waits.until(WAIT, () -> cluster.node(1).raftPortStats().tlsRefusals() >= refusedBefore + 2,
+        () -> "the two refused certificates counted: " + cluster.node(1).raftPortStats());
+    assertFalse(http2OverTls(1, "client-app", false), "no certificate is refused on the Raft port");
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", raftPort(1)), 5000);
+      assertFalse(settingsAnswered(s), "a plaintext HTTP/2 connection gets nothing from a TLS Raft port");
+    }
+    assertTrue(http2OverTls(1, "node-3", true), "still a node's certificate is served after the refusals");
+    multicastsServed("after-refusals");
+  }
+
+  @Test
+  @Timeout(240)
+  void multicastsAreServedAlsoAfterALeaderIsKilledAndRestarted() throws Exception {
+    multicastsServed("before");
+    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0, () -> "a leader of " + p0);
+    int victim = cluster.leaderOf(p0);
+    cluster.kill(victim);
+    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0 && cluster.leaderOf(p0) != victim,
+        () -> "a new leader of " + p0 + " after node " + victim + " was killed");
+    multicastsServed("killed");
+    cluster.restart(victim);
+    cluster.awaitLeaders(WAIT);
+    multicastsServed("restarted");
+  }
+
+  @Test
+  @Timeout(120)
+  void aNodeReadsTheStatusOverGrpcAndTlsAnAdminThroughANode() {
+    for (String who : List.of("node-3", "admin-ops")) {
+      TlsConfig tls = TlsConfig.fromDir(dir, who);
+      Waits.until(WAIT, () -> {
+        List<GroupStatus> all = GroupStatus.query(cluster.cluster(), 3000, tls, RaftTransport.GRPC);
+        return all.size() == 2 && all.stream().allMatch(g -> g.leader() != 0
+            && g.replicas().stream().allMatch(GroupStatus.Replica::reachable));
+      }, () -> who + " sees every group led and every replica");
+    }
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> GroupStatus.query(cluster.cluster(),
+        3000, TlsConfig.fromDir(dir, "client-app"), RaftTransport.GRPC));
+    assertTrue(e.getMessage().contains("forbidden"), e.getMessage());
+  }
+}
