@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -63,11 +62,7 @@ final class DemoCommand implements Subcommand {
 
   @Override
   public Set<String> valued() {
-    Set<String> s = new HashSet<>(LoadSession.OPTIONS);
-    s.add("nodes");
-    s.add("partitions");
-    s.add("placement");
-    return s;
+    return LoadSession.optionsWith("nodes", "partitions", "placement");
   }
 
   @Override

@@ -5,7 +5,6 @@ import io.eyrie.tools.Args;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -47,10 +46,7 @@ final class LoadCommand implements Subcommand {
 
   @Override
   public Set<String> valued() {
-    Set<String> s = new HashSet<>(LoadSession.OPTIONS);
-    s.add("cluster");
-    s.add("resend-log");
-    return s;
+    return LoadSession.optionsWith("cluster", "resend-log");
   }
 
   @Override

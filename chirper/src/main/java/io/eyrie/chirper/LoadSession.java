@@ -32,6 +32,13 @@ final class LoadSession {
   static final Set<String> OPTIONS = Set.of("workload", "mode", "users", "follows", "communities", "clients",
       "window", "duration", "seed", "timeout", "out");
 
+  /** {@link #OPTIONS} and a command's own valued options. */
+  static Set<String> optionsWith(String... more) {
+    Set<String> s = new java.util.HashSet<>(OPTIONS);
+    s.addAll(java.util.List.of(more));
+    return s;
+  }
+
   /** Their usage lines. */
   static final String USAGE = """
         --workload W     timeline | post | follow | mix (default mix: 85% timeline, 7.5% post,

@@ -19,7 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,7 +35,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class RaftGrpcTransportTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
+  @AutoClose
   private static EmbeddedCluster cluster;
+  @AutoClose
   private static MulticastClient client;
   private static GroupId p0;
   private static GroupId p1;
@@ -48,16 +50,6 @@ class RaftGrpcTransportTest {
     client = cluster.newClient();
     p0 = cluster.cluster().partitions().get(0);
     p1 = cluster.cluster().partitions().get(1);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   /**

@@ -95,6 +95,11 @@ public final class NodeConfigKeys {
     return new Key(name, Type.NUMBER, Long.toString(def), doc, min, max, null);
   }
 
+  /** A key that takes one of the words {@link #choices} gives, also set by the flag {@code --flag}. */
+  private static Key choice(String name, String def, String doc, String flag) {
+    return new Key(name, Type.CHOICE, def, doc, 0, 0, flag);
+  }
+
   /** The node's Raft logs and snapshots; default {@code data/node-N} ({@code --data} wins). */
   public static final Key DATA_DIR = new Key("data.dir", Type.PATH, "",
       "the node's Raft logs and snapshots (default data/node-N, kept across restarts)", 0, 0, "data");
@@ -122,10 +127,9 @@ public final class NodeConfigKeys {
       NodeOptions.RATIS_REQUEST_TIMEOUT_MS_DEFAULT, 1, INT,
       "timeout of one Ratis request the node makes (submissions, channel batches), ms");
   /** The transport of the Raft port: netty (the default) or grpc, the same on every node. */
-  public static final Key RAFT_TRANSPORT = new Key("raft.transport", Type.CHOICE,
-      NodeOptions.RAFT_TRANSPORT_DEFAULT.label(),
+  public static final Key RAFT_TRANSPORT = choice("raft.transport", NodeOptions.RAFT_TRANSPORT_DEFAULT.label(),
       "the Raft port's transport: netty (Eyrie's Netty RPC) or grpc (Ratis's gRPC, for comparison); every node"
-          + " of a cluster the same", 0, 0, "raft-transport");
+          + " of a cluster the same", "raft-transport");
   /** Largest client frame accepted, bytes. */
   public static final Key MAX_FRAME_BYTES = number("client.frame.max.bytes",
       NodeOptions.MAX_FRAME_BYTES_DEFAULT, 1024, INT, "largest client frame the node accepts, bytes");

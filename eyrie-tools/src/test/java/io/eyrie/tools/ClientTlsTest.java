@@ -94,6 +94,13 @@ class ClientTlsTest {
     MetricsScrape.close(HTTP, cluster);
   }
 
+  /** Writes the certificates of a 3-node cluster (node-1..3, admin-ops, client-app) to {@code tmp/cluster}. */
+  static Path clusterCerts(Path tmp) {
+    Path d = tmp.resolve("cluster");
+    certs("--out", d.toString(), "--nodes", "1,2,3", "--admin", "ops", "--client", "app");
+    return d;
+  }
+
   /** Runs {@code eyrie certs} with the arguments; it must succeed (shared with {@link RaftTlsTest}). */
   static void certs(String... args) {
     String[] r = CertsCommandTest.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("certs"),

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,31 +49,22 @@ class RaftGrpcTlsTest {
   @TempDir
   static Path tmp;
   private static Path dir;
+  @AutoClose
   private static EmbeddedCluster cluster;
+  @AutoClose
   private static MulticastClient client;
   private static GroupId p0;
   private static GroupId p1;
 
   @BeforeAll
   static void certificatesAndCluster() throws Exception {
-    dir = tmp.resolve("cluster");
-    ClientTlsTest.certs("--out", dir.toString(), "--nodes", "1,2,3", "--admin", "ops", "--client", "app");
+    dir = ClientTlsTest.clusterCerts(tmp);
     cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).tls(dir)
         .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).electionTimeoutMs(500, 1000).build())
         .deliverers(new EchoDeliverers()).start();
     client = cluster.newClient(TlsConfig.fromDir(dir, "client-app"));
     p0 = cluster.cluster().partitions().get(0);
     p1 = cluster.cluster().partitions().get(1);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   private static int raftPort(int node) {

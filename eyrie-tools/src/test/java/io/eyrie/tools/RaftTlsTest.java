@@ -57,8 +57,7 @@ class RaftTlsTest {
 
   @BeforeAll
   static void certificatesAndCluster() throws Exception {
-    dir = tmp.resolve("cluster");
-    ClientTlsTest.certs("--out", dir.toString(), "--nodes", "1,2,3", "--admin", "ops", "--client", "app");
+    dir = ClientTlsTest.clusterCerts(tmp);
     bank = new BankService().get();
     cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).oracle(true).app(bank).tls(dir).start();
   }

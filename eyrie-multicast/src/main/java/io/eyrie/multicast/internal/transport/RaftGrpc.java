@@ -92,7 +92,7 @@ public final class RaftGrpc {
           .setName("eyrie-raft-" + tls.identity())
           .setPrivateKey(new TlsConf.PrivateKeyConf(tls.keyFile().toFile()))
           .setKeyCertificates(new TlsConf.CertificatesConf(tls.certFile().toFile()))
-          .setTrustManager(new Counted(Tls.onlyRole(tls.trustedCertificates(), Identity.Role.NODE), counters))
+          .setTrustManager(new Counted(tls, counters))
           .setMutualTls(true)
           .setSslProvider(SslProvider.JDK)
           .setProtocols(Tls.PROTOCOLS)
@@ -114,46 +114,43 @@ public final class RaftGrpc {
     private final X509ExtendedTrustManager inner;
     private final RaftPortCounters counters;
 
-    Counted(X509ExtendedTrustManager inner, RaftPortCounters counters) {
-      this.inner = inner;
+    /** Trusts {@code node} certificates signed by one of the node's CAs, counting refusals in {@code counters}. */
+    Counted(TlsConfig tls, RaftPortCounters counters) throws SSLException {
+      this.inner = Tls.onlyRole(tls.trustedCertificates(), Identity.Role.NODE);
       this.counters = counters;
     }
 
-    private void refused(CertificateException e) {
-      counters.tlsRefusals.increment();
-      WARNINGS.warn("raft-grpc-tls", "Raft port (gRPC): refused a peer's certificate: {}", e.getMessage());
+    /** A check of the inner trust manager. */
+    private interface Check {
+      void run() throws CertificateException;
+    }
+
+    /** Runs a client-certificate check, counting and logging a refusal. */
+    private void counted(Check check) throws CertificateException {
+      try {
+        check.run();
+      } catch (CertificateException e) {
+        counters.tlsRefusals.increment();
+        WARNINGS.warn("raft-grpc-tls", "Raft port (gRPC): refused a peer's certificate: {}", e.getMessage());
+        throw e;
+      }
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-      try {
-        inner.checkClientTrusted(chain, authType);
-      } catch (CertificateException e) {
-        refused(e);
-        throw e;
-      }
+      counted(() -> inner.checkClientTrusted(chain, authType));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
         throws CertificateException {
-      try {
-        inner.checkClientTrusted(chain, authType, socket);
-      } catch (CertificateException e) {
-        refused(e);
-        throw e;
-      }
+      counted(() -> inner.checkClientTrusted(chain, authType, socket));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
         throws CertificateException {
-      try {
-        inner.checkClientTrusted(chain, authType, engine);
-      } catch (CertificateException e) {
-        refused(e);
-        throw e;
-      }
+      counted(() -> inner.checkClientTrusted(chain, authType, engine));
     }
 
     @Override
