@@ -183,3 +183,15 @@
         (testing "through the command line: exit 3, before any node starts"
           (is (= 3 (core/run-cli ["test" "--workload" "register" "--nemesis" "upgrade" "--upgrade-from" "1234567"
                                   "--upgrade-repo" not-a-repo "--store" store]))))))))
+
+(deftest the-matrix-has-upgrade-rows
+  (let [rows (filter #(str/includes? (:nemesis %) "upgrade") core/matrix)]
+    (is (= #{["register" "upgrade"] ["kv" "upgrade,kill"]} (set (map (juxt :workload :nemesis) rows))))
+    (is (every? #(true? (:expect %)) rows))
+    (testing "each row is a valid command line"
+      (with-root (repo-root)
+        #(doseq [r rows]
+           (is (= (set (map keyword (str/split (:nemesis r) #","))) (:nemesis-faults (core/test-map r)))))))
+    (testing "the printed table says which old build a row started on"
+      (is (= "--upgrade-from 1372d14" (#'core/matrix-options (assoc (first rows) :upgrade-from "1372d14"))))
+      (is (= "-" (#'core/matrix-options (first rows)))))))
