@@ -179,19 +179,21 @@
        (catch java.io.IOException _ false)))
 
 (defn await-serving!
-  "Waits until node's process runs and accepts connections on its client port, then until
-  every group has a leader, `timeout-s` in all. Returns {:serving true :leaders l} or
-  {:serving false :why reason}."
-  [test node timeout-s]
+  "Waits until node's process runs and accepts connections on its client port (then it
+  serves: :serving true), `timeout-s` at most, and then, `leaders-timeout-s` at most, until
+  every group has a leader (:leaders true, or the reason it has not). The second wait does not
+  decide :serving: another fault may hold a group without a quorum until the nemesis heals it.
+  Returns {:serving bool :leaders true-or-reason} or {:serving false :why reason}."
+  [test node timeout-s leaders-timeout-s]
   (let [deadline (+ (System/nanoTime) (long (* timeout-s 1e9)))
-        left-s #(max 1 (quot (- deadline (System/nanoTime)) 1000000000))
         ^Process p (get @(:processes test) node)]
     (loop []
       (cond
         (not (and p (.isAlive p))) {:serving false :why "the process is not running"}
         (port-open? (net/ip node) client-port)
-        (try {:serving true :leaders (await-leaders! test (left-s))}
-             (catch Exception e {:serving false :why (str "no leader in every group: " (.getMessage e))}))
+        {:serving true
+         :leaders (try (await-leaders! test leaders-timeout-s) true
+                       (catch Exception e (str "not every group has a leader: " (.getMessage e))))}
         (> (System/nanoTime) deadline) {:serving false :why "the client port never opened"}
         :else (do (Thread/sleep 250) (recur))))))
 

@@ -4,7 +4,7 @@
   bin/old-build into ${EYRIE_UPGRADE_CACHE:-~/.cache/eyrie/upgrade}/<sha>/; during the run the
   nemesis upgrades the nodes one at a time (`upgrade!`: SIGTERM, SIGKILL after
   `stop-timeout-s`, started again on the same data on the harness's own build, then waits
-  until it serves), spread over the first `window` of the time limit. The verdict is valid
+  until it serves and every group has a leader), spread over the first `window` of the time limit. The verdict is valid
   only when the history is and every node was upgraded (`verdict`)."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
@@ -13,7 +13,12 @@
 
 (def stop-timeout-s "How long a node has to end after SIGTERM before SIGKILL." 30)
 
-(def serve-timeout-s "How long an upgraded node has to serve (client port, a leader in every group)." 90)
+(def serve-timeout-s "How long an upgraded node has to serve (its client port open)." 90)
+
+(def leaders-timeout-s
+  "How long the nemesis then waits for a leader in every group before the next upgrade (it goes
+  on without: another fault may be holding a group's quorum)."
+  30)
 
 (def window "The part of the time limit the upgrades are spread over." 2/3)
 
@@ -47,11 +52,11 @@
         stopped (db/stop! test node stop-timeout-s)]
     (swap! (:upgraded test) conj node)
     (db/start! test node)
-    (let [serving (db/await-serving! test node serve-timeout-s)
+    (let [serving (db/await-serving! test node serve-timeout-s leaders-timeout-s)
           r (merge {:node node :stopped (or stopped :was-not-running)
                     :build (get @(:builds test) node)
                     :seconds (/ (Math/round (/ (- (System/nanoTime) t0) 1e8)) 10.0)}
-                   (select-keys serving [:serving :why]))]
+                   (select-keys serving [:serving :leaders :why]))]
       (util/log "upgrade:" (pr-str r))
       r)))
 
