@@ -11,6 +11,7 @@
             [eyrie.jepsen.db :as db]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.nemesis :as nemesis]
+            [eyrie.jepsen.report :as report]
             [eyrie.jepsen.upgrade :as upgrade])
   (:import (java.nio.file Files)
            (java.nio.file.attribute FileAttribute)))
@@ -195,3 +196,13 @@
     (testing "the printed table says which old build a row started on"
       (is (= "--upgrade-from 1372d14" (#'core/matrix-options (assoc (first rows) :upgrade-from "1372d14"))))
       (is (= "-" (#'core/matrix-options (first rows)))))))
+
+(deftest the-plots-shade-each-upgrade
+  (let [hist [{:type :info :process :nemesis :f :upgrade :value "n1" :time 1000000000}
+              {:type :info :process :nemesis :f :upgrade :value {:node "n1" :build :new :serving true} :time 3500000000}
+              {:type :info :process :nemesis :f :start-kill :value :one :time 4000000000}
+              {:type :info :process :nemesis :f :start-kill :value {:killed ["n2"]} :time 4100000000}
+              {:type :info :process :nemesis :f :stop-kill :value nil :time 6000000000}
+              {:type :info :process :nemesis :f :stop-kill :value {:restarted ["n2"]} :time 6200000000}]]
+    (is (= #{{:fault "kill" :from 4.1 :to 6.2} {:fault "upgrade" :from 1.0 :to 3.5}}
+           (set (report/nemesis-periods hist))))))
