@@ -206,3 +206,9 @@
               {:type :info :process :nemesis :f :stop-kill :value {:restarted ["n2"]} :time 6200000000}]]
     (is (= #{{:fault "kill" :from 4.1 :to 6.2} {:fault "upgrade" :from 1.0 :to 3.5}}
            (set (report/nemesis-periods hist))))))
+
+(deftest with-other-faults-an-upgrade-does-not-wait-for-leaders
+  ;; A kill of every node, then an upgrade waiting for leaders, would hold the nemesis thread
+  ;; that must restart the killed nodes (seen in a kv upgrade,kill run).
+  (is (= upgrade/leaders-timeout-s (#'upgrade/leaders-wait-s {:nemesis-faults #{:upgrade}})))
+  (is (zero? (#'upgrade/leaders-wait-s {:nemesis-faults #{:upgrade :kill}}))))
