@@ -9,20 +9,22 @@
 #
 # --from: the commit (or tag) whose build the cluster starts on; default the newest tag
 # reachable from HEAD (there must be one, or pass --from). Its chirper.jar is built once into
-# ${EYRIE_UPGRADE_CACHE:-~/.cache/eyrie/upgrade}/SHA/ from a temporary `git worktree`
-# (`./mvnw -o -q -DskipTests -pl chirper -am package`, offline). --load: which build the load
+# ${EYRIE_UPGRADE_CACHE:-~/.cache/eyrie/upgrade}/SHA/ by bin/old-build (`git archive` of the
+# commit, the jepsen module and what it needs packaged; the jepsen upgrade nemesis uses the
+# same build). --load: which build the load
 # runs on (default old: the clients are upgraded after the nodes). Defaults: OUT_DIR
 # bench/results/upgrade, 120 s of load (a restart took 15-25 s on 2 cores), 8 s between
 # restarts. The run fails (exit 3) if a node never becomes ready on either build or a log says
 # a version was refused; otherwise the exit code is that of the load (1 if a command failed or
-# timed out). It does not check linearizability: the jepsen upgrade nemesis is meant for that
-# (not built yet). One try from d4a2d59 with --duration 60 --settle 5: exit 0, no error or
-# timeout in 10,463 commands, but p99 10 s, max 18 s, and the load ended 4 s before the third
-# node was ready (hence the longer default).
+# timed out). It does not check linearizability: the jepsen upgrade nemesis does
+# (`bin/jepsen test --workload register --nemesis upgrade`, jepsen/README.md). One try from
+# d4a2d59 with --duration 60 --settle 5: exit 0, no error or timeout in 10,463 commands, but
+# p99 10 s, max 18 s, and the load ended 4 s before the third node was ready (hence the longer
+# default).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 if [[ "${1:-}" == --help ]]; then
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 out=bench/results/upgrade
@@ -52,22 +54,9 @@ sha=$(git rev-parse --verify "$from^{commit}")
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-# The older build, cached by commit.
-cache="${EYRIE_UPGRADE_CACHE:-$HOME/.cache/eyrie/upgrade}/$sha"
+# The older build, cached by commit (bin/old-build fails with exit 3 and one line).
+cache=$("$root/bin/old-build" "$sha") || exit 3
 old_jar="$cache/chirper.jar"
-if [[ ! -f "$old_jar" ]]; then
-  tree="$(mktemp -d /tmp/eyrie-upgrade-src.XXXXXX)"
-  echo "upgrade: building $from ($sha) in $tree" >&2
-  git worktree add -q --detach "$tree" "$sha"
-  if ! (cd "$tree" && ./mvnw -o -q -DskipTests -pl chirper -am package) >&2; then
-    git worktree remove --force "$tree"
-    echo "upgrade: the build of $from failed" >&2
-    exit 3
-  fi
-  mkdir -p "$cache"
-  cp "$tree/chirper/target/chirper.jar" "$old_jar.tmp" && mv "$old_jar.tmp" "$old_jar"
-  git worktree remove --force "$tree"
-fi
 # The current tree's build, copied so that a rebuild during the run cannot change it.
 echo "upgrade: building the current tree" >&2
 ./mvnw -o -q -DskipTests -pl chirper -am package >&2

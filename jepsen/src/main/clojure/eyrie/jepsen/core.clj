@@ -29,14 +29,14 @@
    "bank" {:ctor 'eyrie.jepsen.workload.bank/workload :service "bank"}
    "chirper" {:ctor 'eyrie.jepsen.workload.chirper/workload :service "chirper"}})
 
-(def faults #{:kill :pause :partition :move-storm :asym :kill-partition-leader :elastic})
+(def faults #{:kill :pause :partition :move-storm :asym :kill-partition-leader :elastic :upgrade})
 
 ;; ---------------------------------------------------------------------------
 ;; Command line
 
 (def usage
   "usage: bin/jepsen test --workload register|kv|bank|chirper
-                   [--nemesis kill,pause,partition,move-storm,asym,kill-partition-leader,elastic|none]
+                   [--nemesis kill,pause,partition,move-storm,asym,kill-partition-leader,elastic,upgrade|none]
                    [--time-limit S] [--nodes 5] [--concurrency C] [--interval S] [--recovery S]
                    [--key-count K] [--threads-per-key T] [--ops-per-key N] [--op-timeout-ms MS]
                    [--unsafe-reads] [--mode dssmr|ssmr] [--seed N] [--store DIR] [--db netns|embedded]
@@ -47,6 +47,9 @@
                    [--tls]   (mutual TLS on every node's client and Raft ports, certificates
                               written for the run into <store>/certs; clients with a client
                               certificate, the nemesis's partition changes with an admin one)
+                   [--upgrade-from COMMIT] [--upgrade-repo DIR]   (--nemesis upgrade: the nodes
+                              start on COMMIT's build, default the SHA in jepsen/upgrade-from,
+                              taken from the git repository DIR, default this one)
                    [--name NAME]
        bin/jepsen test-all [--time-limit S] [--store DIR]      (the matrix; see jepsen/README.md)
        bin/jepsen check [--independent] [--time-limit S] history.edn
@@ -57,7 +60,7 @@
   misspelt option never silently changes a run."
   #{:workload :nemesis :time-limit :nodes :concurrency :interval :recovery :unsafe-reads :seed :store :db
     :name :key-count :op-timeout-ms :threads-per-key :ops-per-key :mode :failing-creates :throwing-writes
-    :snapshot-threshold :tls})
+    :snapshot-threshold :tls :upgrade-from :upgrade-repo})
 
 (def test-all-opts "The options `test-all` knows." #{:time-limit :store})
 
@@ -98,6 +101,27 @@
           (not= "kv" wname) (throw (ex-info (str "--" (name k) " needs --workload kv") {:usage true}))
           :else true)))
 
+(defn- upgrade-opts
+  "{:upgrade-from commit :upgrade-repo dir} for the upgrade nemesis (nil without it, when
+  neither option may be given)."
+  [opts nem db-kind root]
+  (let [given (filter opts [:upgrade-from :upgrade-repo])]
+    (doseq [k given]
+      (when-not (string? (opts k))
+        (throw (ex-info (str "--" (name k) " needs a value") {:usage true}))))
+    (cond
+      (not (contains? nem :upgrade))
+      (when (seq given)
+        (throw (ex-info (str "--" (name (first given)) " needs --nemesis upgrade") {:usage true})))
+      (not= :netns db-kind)
+      (throw (ex-info "--nemesis upgrade needs --db netns (node processes)" {:usage true}))
+      :else
+      {:upgrade-from (or (:upgrade-from opts)
+                         ((requiring-resolve 'eyrie.jepsen.upgrade/default-from) root)
+                         (throw (ex-info (str root "/jepsen/upgrade-from names no commit; pass --upgrade-from")
+                                         {:usage true})))
+       :upgrade-repo (str (get opts :upgrade-repo root))})))
+
 (defn test-map
   "The test map from parsed options."
   [opts]
@@ -122,7 +146,10 @@
         tls? (let [v (get opts :tls)]
                (cond (nil? v) false
                      (true? v) true
-                     :else (throw (ex-info (str "--tls takes no value, got " v) {:usage true}))))]
+                     :else (throw (ex-info (str "--tls takes no value, got " v) {:usage true}))))
+        db-kind (keyword (get opts :db "netns"))
+        root (or (System/getProperty "eyrie.root") (.getCanonicalPath (io/file ".")))
+        upgrade (upgrade-opts opts nem db-kind root)]
     (cond->
      {:name (or (:name opts)
                 (str wname (when unsafe? "-unsafe") (when (= mode :ssmr) "-ssmr")
@@ -140,10 +167,10 @@
       :client-mode mode
       :seed (parse-long-opt opts :seed (System/currentTimeMillis))
       :store-root (str (get opts :store "store"))
-      :db-kind (keyword (get opts :db "netns"))
+      :db-kind db-kind
       :key-count (parse-long-opt opts :key-count 50)
       :op-timeout-ms (parse-long-opt opts :op-timeout-ms 5000)
-      :root (or (System/getProperty "eyrie.root") (.getCanonicalPath (io/file ".")))
+      :root root
       :classpath (System/getProperty "java.class.path")}
     ;; per-key workloads (register, kv); when absent, the workload's own default
     (:threads-per-key opts) (assoc :threads-per-key (parse-long-opt opts :threads-per-key nil))
@@ -153,7 +180,9 @@
     failing? (assoc :failing-creates? true)
     throwing? (assoc :throwing-writes? true)
     ;; mutual TLS (absent: plaintext, the nodes started with --insecure, as before)
-    tls? (assoc :tls? true))))
+    tls? (assoc :tls? true)
+    ;; the upgrade nemesis: the old build's commit and the repository it comes from
+    upgrade (merge upgrade))))
 
 ;; ---------------------------------------------------------------------------
 ;; Store
@@ -227,7 +256,8 @@
     {:nemesis-invoke (fn [_ op] (assoc op :type :info)) :generator nil :final-generator nil :teardown! (fn [])}
     (let [pkg ((resolve! 'eyrie.jepsen.nemesis/package)
                {:faults (:nemesis-faults test) :interval (:interval test)
-                :rng (java.util.Random. (long (:seed test)))})
+                :rng (java.util.Random. (long (:seed test)))
+                :nodes (:nodes test) :time-limit (:time-limit test)})
           nem (:nemesis pkg)
           setup! (resolve! 'eyrie.jepsen.nemesis/setup!)
           invoke! (resolve! 'eyrie.jepsen.nemesis/invoke!)
@@ -268,7 +298,8 @@
     (util/set-log-file! log-w)
     (try
       (util/log "test" (:name test) "store" (:store test) "seed" (:seed test))
-      (let [{env-test :test stop! :stop!} (if (= :embedded (:db-kind test)) (embedded-env test) (netns-env test))
+      (let [test (if (:upgrade-from test) ((resolve! 'eyrie.jepsen.upgrade/old-build!) test) test)
+            {env-test :test stop! :stop!} (if (= :embedded (:db-kind test)) (embedded-env test) (netns-env test))
             test (assoc env-test :start-nanos (System/nanoTime))
             history (atom nil)]
         ;; (:start-nanos is set again once the workload's objects exist: op times count from the run.)
@@ -290,6 +321,10 @@
             (stop!)
             (util/log "checking")
             (let [results ((:checker workload) test @history {})
+                  ;; the upgrade nemesis: valid only if every node was upgraded
+                  results (if (:upgrade-from test)
+                            ((resolve! 'eyrie.jepsen.upgrade/verdict) results (:nodes test) @history)
+                            results)
                   results (assoc results :op-count (count @history)
                                          :stats (into (sorted-map) (frequencies (map (fn [o] [(:f o) (:type o)])
                                                                                       (remove h/invoke? (filter h/client-op? @history))))))]
@@ -316,7 +351,9 @@
   runs are the positive control: they must come out invalid. The kv runs always last 120 s
   (their own :time-limit): creates and deletes need time under faults to meet the schedules
   that break execution atomicity. The kv row with `--failing-creates` and `--throwing-writes`
-  checks that refused creates and writes undone after a throw never take effect under faults."
+  checks that refused creates and writes undone after a throw never take effect under faults.
+  The upgrade rows start every node on the build of jepsen/upgrade-from's commit and restart
+  them one at a time on the current build under load (issue 29 item 3)."
   [{:workload "register" :nemesis "kill" :expect true}
    {:workload "register" :nemesis "pause" :expect true}
    {:workload "register" :nemesis "partition" :expect true}
@@ -332,13 +369,15 @@
     :expect true}
    {:workload "chirper" :nemesis "kill,partition" :expect true}
    {:workload "chirper" :nemesis "pause" :expect true}
+   {:workload "register" :nemesis "upgrade" :expect true}
+   {:workload "kv" :nemesis "upgrade,kill" :time-limit 120 :expect true}
    {:workload "register" :nemesis "partition,pause" :unsafe-reads true :expect false}])
 
 (defn- matrix-options
   "A matrix row's flags, as on the command line (or -)."
   [row]
   (let [flags (filter row [:unsafe-reads :failing-creates :throwing-writes])
-        valued (for [k [:snapshot-threshold] :when (row k)] (str "--" (name k) " " (row k)))
+        valued (for [k [:snapshot-threshold :upgrade-from] :when (row k)] (str "--" (name k) " " (row k)))
         all (concat (map #(str "--" (name %)) flags) valued)]
     (if (seq all) (str/join " " all) "-")))
 
@@ -355,7 +394,9 @@
                              (if (:failing-creates m) "(failing creates)" "")
                              (if (:throwing-writes m) "(throwing writes)" "")
                              "->" v (if (= v (:expect m)) "as expected" "NOT AS EXPECTED"))
-                   (assoc m :valid? v :ops (get-in r [:results :op-count]) :store (get-in r [:test :store])))))]
+                   (cond-> (assoc m :valid? v :ops (get-in r [:results :op-count]) :store (get-in r [:test :store]))
+                     ;; the upgrade rows: which old build they started on
+                     (get-in r [:test :upgrade-from]) (assoc :upgrade-from (get-in r [:test :upgrade-from]))))))]
     (println)
     (println "| workload | nemesis | options | ops | valid? | expected |")
     (println "|---|---|---|---|---|---|")

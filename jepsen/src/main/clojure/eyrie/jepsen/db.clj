@@ -5,7 +5,11 @@
 
   The cluster file (<store>/cluster.conf) spreads the groups over the nodes as a ring: with 5
   nodes, partitions p0..p3 on {1,2,3} {2,3,4} {3,4,5} {4,5,1} and the oracle on {5,1,2}; so a
-  network partition leaves some groups with a quorum and others without."
+  network partition leaves some groups with a quorum and others without.
+
+  Builds: a node runs the harness's own classpath (:classpath, the new build), unless the
+  test has an :old-classpath (the upgrade nemesis, `eyrie.jepsen.upgrade`) and the node is not
+  yet in the :upgraded set; :builds records which build each node's last start ran."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [eyrie.jepsen.net :as net]
@@ -54,15 +58,33 @@
     (assoc test
            :ips (into {} (map (fn [n] [n (net/ip n)]) (:nodes test)))
            :cluster-file (.getCanonicalPath f)
-           :processes (atom {}))))
+           :processes (atom {})
+           :builds (atom {})
+           :upgraded (atom #{}))))
 
-(defn- node-command
+(defn node-build
+  "Which build node's next start runs: :old while the test has an old build (:old-classpath)
+  and the node is not in the :upgraded set (an atom), else :new."
+  [test node]
+  (if (and (:old-classpath test) (not (contains? (some-> (:upgraded test) deref) node)))
+    :old
+    :new))
+
+(defn node-classpath
+  "The classpath of node's next start (`node-build`)."
+  [test node]
+  (case (node-build test node)
+    :old (:old-classpath test)
+    :new (:classpath test)))
+
+(defn node-command
+  "The command line that starts node's process, in its network namespace."
   [test node]
   (let [id (str (net/node-index node))
         data (.getCanonicalPath (io/file (:store test) "data" node))
         java (str (System/getProperty "java.home") "/bin/java")
         jvm [java "-Xmx384m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1" "-Djava.awt.headless=true"
-             "-cp" (:classpath test)]]
+             "-cp" (node-classpath test node)]]
     (concat ["ip" "netns" "exec" (net/netns node)]
             jvm
             ;; Without --tls, --insecure: the nodes' addresses (10.77.0.N, private network
@@ -89,12 +111,15 @@
       (when-not (some-> ^Process (get @procs node) .isAlive)
         (let [log (io/file (:store test) "nodes" (str node ".log"))
               _ (.mkdirs (.getParentFile log))
-              _ (spit log (str "\n=== " (java.time.LocalDateTime/now) " starting " node "\n") :append true)
+              build (node-build test node)
+              _ (spit log (str "\n=== " (java.time.LocalDateTime/now) " starting " node " on the " (name build)
+                               " build\n") :append true)
               p (-> (ProcessBuilder. ^java.util.List (vec (node-command test node)))
                     (.redirectErrorStream true)
                     (.redirectOutput (ProcessBuilder$Redirect/appendTo log))
                     (.start))]
           (swap! procs assoc node p)
+          (when-let [b (:builds test)] (swap! b assoc node build))
           node)))))
 
 (defn- signal! [test node sig]
@@ -112,6 +137,19 @@
       (net/sh! {:may-fail true} "kill" "-9" (str (.pid p)))
       (.waitFor p 10 TimeUnit/SECONDS)
       node)))
+
+(defn stop!
+  "Stops a node's process: SIGCONT (it may be paused) and SIGTERM, then SIGKILL if it still
+  runs after `timeout-s`. Returns :sigterm or :sigkill (how it ended), or nil when it was not
+  running."
+  [test node timeout-s]
+  (when-let [^Process p (get @(:processes test) node)]
+    (when (.isAlive p)
+      (signal! test node "CONT")
+      (signal! test node "TERM")
+      (if (.waitFor p (long (* 1000 timeout-s)) TimeUnit/MILLISECONDS)
+        :sigterm
+        (do (kill! test node) :sigkill)))))
 
 (defn pause! "SIGSTOPs a node's process." [test node] (signal! test node "STOP"))
 
@@ -133,6 +171,31 @@
   (util/await-fn "a leader in every group"
                  (fn [] (let [l (leaders test)] (when (every? some? (vals l)) l)))
                  timeout-s 0.5))
+
+(defn- port-open? [host port]
+  (try (with-open [s (java.net.Socket.)]
+         (.connect s (java.net.InetSocketAddress. ^String host (int port)) 1000)
+         true)
+       (catch java.io.IOException _ false)))
+
+(defn await-serving!
+  "Waits until node's process runs and accepts connections on its client port (then it
+  serves: :serving true), `timeout-s` at most, and then, `leaders-timeout-s` at most, until
+  every group has a leader (:leaders true, or the reason it has not). The second wait does not
+  decide :serving: another fault may hold a group without a quorum until the nemesis heals it.
+  Returns {:serving bool :leaders true-or-reason} or {:serving false :why reason}."
+  [test node timeout-s leaders-timeout-s]
+  (let [deadline (+ (System/nanoTime) (long (* timeout-s 1e9)))
+        ^Process p (get @(:processes test) node)]
+    (loop []
+      (cond
+        (not (and p (.isAlive p))) {:serving false :why "the process is not running"}
+        (port-open? (net/ip node) client-port)
+        {:serving true
+         :leaders (try (await-leaders! test leaders-timeout-s) true
+                       (catch Exception e (str "not every group has a leader: " (.getMessage e))))}
+        (> (System/nanoTime) deadline) {:serving false :why "the client port never opened"}
+        :else (do (Thread/sleep 250) (recur))))))
 
 (defn setup!
   "Starts every node and waits until every group has a leader."

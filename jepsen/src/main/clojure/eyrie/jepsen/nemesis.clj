@@ -11,12 +11,14 @@
   | asym | :oracle->partition :partition->oracle: one direction between the oracle leader's node and one partition leader's node (another node) held in short bursts; :oracle->partition-after-kill: that partition's leader killed and the oracle leader's node's traffic to the partition's other nodes held | heals (restarts the killed node) |
   | kill-partition-leader | :one: SIGKILLs one partition's leader, one that does not lead the oracle when possible | restarts it |
   | elastic | :add: adds a partition to the running cluster (a new Raft group on 3 nodes, then active in the oracle's table; once `max-added-groups` exist, a drained one is made active again instead) | drains a random active partition (retire, move every object out) |
+  | upgrade | `:upgrade` ops, one per node at the times `eyrie.jepsen.upgrade/schedule` gives: the node stopped (SIGTERM, then SIGKILL) and started again on the new build, waiting until it serves | - |
 
   `package` builds the nemesis and its generators for a set of faults."
   (:require [eyrie.jepsen.db :as db]
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.net :as net]
             [eyrie.jepsen.tls :as tls]
+            [eyrie.jepsen.upgrade :as upgrade]
             [eyrie.jepsen.util :as util])
   (:import (io.eyrie.core Client Command ObjId PartitionTable)
            (io.eyrie.multicast ClusterAdmin GroupId MulticastClient)
@@ -337,6 +339,7 @@
                                            (swap! state update :killed-pl (fnil conj #{}) n)
                                            (done {:partition g :killed n}))
                                        (done {:skipped "no partition leader"}))
+        :upgrade (done (attempt #(upgrade/upgrade! test (:value op))))
         :start-elastic (done (attempt #(elastic-add! test state)))
         :stop-elastic (done (attempt #(elastic-drain! test rng)))
         :stop-kill-partition-leader (let [ns (sort (:killed-pl @state))]
@@ -375,14 +378,19 @@
 
 (defn package
   "{:nemesis n :generator g :final-generator g} for `faults` (a set of :kill :pause :partition
-  :move-storm :asym :kill-partition-leader :elastic), one fault starting every `interval` seconds on average and each lasting about
-  `interval` seconds. The final generator stops every fault."
-  [{:keys [faults interval rng]}]
+  :move-storm :asym :kill-partition-leader :elastic :upgrade), one fault starting every `interval` seconds on average and each lasting about
+  `interval` seconds. With :upgrade, the upgrade ops (`upgrade/schedule` of `nodes` over
+  `time-limit`) come at their times too, before any other fault due then. The final generator
+  stops every fault."
+  [{:keys [faults interval rng nodes time-limit]}]
   (let [^Random rng (or rng (Random.))
-        faults (sort faults)]
+        cycled (sort (disj (set faults) :upgrade))
+        cycles (when (seq cycled)
+                 (gen/mix (mapv #(fault-cycle % interval rng) cycled) (.nextLong rng)))]
     {:nemesis (nemesis rng)
-     :generator (when (seq faults)
-                  (gen/mix (mapv #(fault-cycle % interval rng) faults) (.nextLong rng)))
+     :generator (if (contains? (set faults) :upgrade)
+                  (gen/any (upgrade/schedule nodes time-limit) cycles)
+                  cycles)
      :final-generator (vec (for [f [:partition :asym :pause :move-storm :kill :kill-partition-leader]
                                  :when (some #{f} faults)]
                              {:type :info :f (keyword (str "stop-" (name f)))}))}))

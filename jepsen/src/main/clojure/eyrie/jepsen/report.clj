@@ -18,7 +18,8 @@
 
 (def fault-colors
   {"kill" (Color. 214 39 40 50) "pause" (Color. 255 127 14 50)
-   "partition" (Color. 31 119 180 45) "move-storm" (Color. 148 103 189 50)})
+   "partition" (Color. 31 119 180 45) "move-storm" (Color. 148 103 189 50)
+   "upgrade" (Color. 44 160 44 50)})
 
 (def type-colors {:ok (Color. 44 160 44) :fail (Color. 255 127 14) :info (Color. 214 39 40)})
 
@@ -29,12 +30,15 @@
 
 (defn nemesis-periods
   "[{:fault \"kill\" :from s :to s}] from each :start-X completion to the next :stop-X
-  completion (or the end of the history). Nemesis ops come in invoke/completion pairs."
+  completion (or the end of the history), and {:fault \"upgrade\"} from each :upgrade op's
+  invocation to its completion (a node restarted on the new build). Nemesis ops come in
+  invoke/completion pairs."
   [history]
   (let [end (secs (or (:time (last history)) 0))
-        completions (->> (filter #(= :nemesis (:process %)) history)
-                         (partition 2)
-                         (map second))]
+        pairs (partition 2 (filter #(= :nemesis (:process %)) history))
+        completions (map second pairs)
+        upgrades (for [[i c] pairs :when (and c (= :upgrade (:f i)))]
+                   {:fault "upgrade" :from (secs (:time i)) :to (secs (:time c))})]
     (loop [ops completions, open {}, out []]
       (if-let [o (first ops)]
         (let [[_ verb fault] (re-find #"^(start|stop)-(.+)$" (name (:f o)))]
@@ -42,7 +46,9 @@
                 (and (= verb "stop") (open fault)) (recur (rest ops) (dissoc open fault)
                                                           (conj out {:fault fault :from (open fault) :to (secs (:time o))}))
                 :else (recur (rest ops) open out)))
-        (into out (map (fn [[f from]] {:fault f :from from :to end}) open))))))
+        (-> out
+            (into (map (fn [[f from]] {:fault f :from from :to end}) open))
+            (into upgrades))))))
 
 (defn- completed-pairs [history]
   (filter second (h/pairs (filter h/client-op? history))))
