@@ -9,16 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.eyrie.multicast.testing.MulticastChecker;
 import io.eyrie.multicast.testing.MulticastWorkload;
 import io.eyrie.multicast.testing.RecordingDeliverer;
+import io.eyrie.multicast.testing.RawConnection;
+import io.eyrie.multicast.testing.TestGroups;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,42 +51,17 @@ class RaftGrpcTransportTest {
     p1 = cluster.cluster().partitions().get(1);
   }
 
-  /**
-   * True if the server at {@code port} speaks HTTP/2: sent a client connection preface, it answers
-   * with a SETTINGS frame (9-byte header, type 4). Ratis's Netty RPC answers nothing to it.
-   */
-  static boolean speaksHttp2(Socket s) {
-    try {
-      s.setSoTimeout(5000);
-      s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame
-      s.getOutputStream().flush();
-      InputStream in = s.getInputStream();
-      byte[] header = in.readNBytes(9);
-      return header.length == 9 && header[3] == 4;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   private static boolean speaksHttp2(int node) {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", cluster.cluster().node(node).raftPort()), 5000);
-      return speaksHttp2(s);
+      return RawConnection.answersHttp2Settings(s);
     } catch (IOException e) {
       return false;
     }
   }
 
   private static void multicastsServed(String tag) throws Exception {
-    for (int i = 0; i < 5; i++) {
-      String one = tag + "-one-" + i;
-      assertEquals(one, client.multicast(Set.of(p0), one).get(WAIT.toSeconds(), TimeUnit.SECONDS));
-      String two = tag + "-two-" + i;
-      assertEquals(two, client.multicast(Set.of(p0, p1), two).get(WAIT.toSeconds(), TimeUnit.SECONDS));
-      String other = tag + "-p1-" + i;
-      assertEquals(other, client.multicast(Set.of(p1), other).get(WAIT.toSeconds(), TimeUnit.SECONDS));
-    }
+    TestGroups.echoed(client, tag, 5, WAIT, Set.of(p0), Set.of(p0, p1), Set.of(p1));
   }
 
   @Test
@@ -123,11 +97,7 @@ class RaftGrpcTransportTest {
   @Timeout(240)
   void aKilledAndRestartedLeaderLeavesTheClusterServing() throws Exception {
     multicastsServed("before");
-    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0, () -> "a leader of " + p0);
-    int victim = cluster.leaderOf(p0);
-    cluster.kill(victim);
-    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0 && cluster.leaderOf(p0) != victim,
-        () -> "a new leader of " + p0 + " after node " + victim + " was killed");
+    int victim = TestGroups.killLeaderAndAwaitAnother(cluster, p0, WAIT);
     assertNotEquals(victim, cluster.leaderOf(p0));
     multicastsServed("killed");
     cluster.restart(victim);

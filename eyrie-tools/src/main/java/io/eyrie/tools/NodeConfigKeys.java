@@ -85,19 +85,21 @@ public final class NodeConfigKeys {
 
   /** The words a {@link Type#CHOICE} key takes, the default first; empty for other keys. */
   public static List<String> choices(Key k) {
-    return k.name().equals("raft.transport")
-        ? java.util.Arrays.stream(RaftTransport.values()).map(RaftTransport::label).toList() : List.of();
+    return CHOICES.getOrDefault(k.name(), List.of());
   }
 
   private static final long INT = Integer.MAX_VALUE;
+  /** Each {@link Type#CHOICE} key's words, filled by {@link #choice} (before the keys below). */
+  private static final java.util.Map<String, List<String>> CHOICES = new java.util.HashMap<>();
 
   private static Key number(String name, long def, long min, long max, String doc) {
     return new Key(name, Type.NUMBER, Long.toString(def), doc, min, max, null);
   }
 
-  /** A key that takes one of the words {@link #choices} gives, also set by the flag {@code --flag}. */
-  private static Key choice(String name, String def, String doc, String flag) {
-    return new Key(name, Type.CHOICE, def, doc, 0, 0, flag);
+  /** A key that takes one of {@code words} (the first is the default), also set by the flag {@code --flag}. */
+  private static Key choice(String name, List<String> words, String doc, String flag) {
+    CHOICES.put(name, List.copyOf(words));
+    return new Key(name, Type.CHOICE, words.get(0), doc, 0, 0, flag);
   }
 
   /** The node's Raft logs and snapshots; default {@code data/node-N} ({@code --data} wins). */
@@ -127,7 +129,9 @@ public final class NodeConfigKeys {
       NodeOptions.RATIS_REQUEST_TIMEOUT_MS_DEFAULT, 1, INT,
       "timeout of one Ratis request the node makes (submissions, channel batches), ms");
   /** The transport of the Raft port: netty (the default) or grpc, the same on every node. */
-  public static final Key RAFT_TRANSPORT = choice("raft.transport", NodeOptions.RAFT_TRANSPORT_DEFAULT.label(),
+  public static final Key RAFT_TRANSPORT = choice("raft.transport", java.util.stream.Stream.concat(
+      java.util.stream.Stream.of(NodeOptions.RAFT_TRANSPORT_DEFAULT), java.util.Arrays.stream(RaftTransport.values())
+          .filter(t -> t != NodeOptions.RAFT_TRANSPORT_DEFAULT)).map(RaftTransport::label).toList(),
       "the Raft port's transport: netty (Eyrie's Netty RPC) or grpc (Ratis's gRPC, for comparison); every node"
           + " of a cluster the same", "raft-transport");
   /** Largest client frame accepted, bytes. */

@@ -1,6 +1,5 @@
 package io.eyrie.tools;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,17 +12,16 @@ import io.eyrie.multicast.MulticastClient;
 import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.TlsConfig;
+import io.eyrie.multicast.testing.RawConnection;
+import io.eyrie.multicast.testing.TestGroups;
 import io.eyrie.multicast.testing.Waits;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -83,33 +81,14 @@ class RaftGrpcTlsTest {
       p.setApplicationProtocols(new String[] {"h2"});
       s.setSSLParameters(p);
       s.connect(new InetSocketAddress("127.0.0.1", raftPort(node)), 5000);
-      return settingsAnswered(s);
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static boolean settingsAnswered(Socket s) {
-    try {
-      s.setSoTimeout(5000);
-      s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
-      s.getOutputStream().flush();
-      InputStream in = s.getInputStream();
-      byte[] header = in.readNBytes(9);
-      return header.length == 9 && header[3] == 4;
+      return RawConnection.answersHttp2Settings(s);
     } catch (IOException e) {
       return false;
     }
   }
 
   private static void multicastsServed(String tag) throws Exception {
-    for (int i = 0; i < 5; i++) {
-      String one = tag + "-one-" + i;
-      assertEquals(one, client.multicast(Set.of(p0), one).get(WAIT.toSeconds(), TimeUnit.SECONDS));
-      String two = tag + "-two-" + i;
-      assertEquals(two, client.multicast(Set.of(p0, p1), two).get(WAIT.toSeconds(), TimeUnit.SECONDS));
-    }
+    TestGroups.echoed(client, tag, 5, WAIT, Set.of(p0), Set.of(p0, p1));
   }
 
   @Test
@@ -126,7 +105,8 @@ class RaftGrpcTlsTest {
     assertFalse(http2OverTls(1, "client-app", false), "no certificate is refused on the Raft port");
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", raftPort(1)), 5000);
-      assertFalse(settingsAnswered(s), "a plaintext HTTP/2 connection gets nothing from a TLS Raft port");
+      assertFalse(RawConnection.answersHttp2Settings(s),
+          "a plaintext HTTP/2 connection gets nothing from a TLS Raft port");
     }
     assertTrue(http2OverTls(1, "node-3", true), "still a node's certificate is served after the refusals");
     multicastsServed("after-refusals");
@@ -136,11 +116,7 @@ class RaftGrpcTlsTest {
   @Timeout(240)
   void multicastsAreServedAlsoAfterALeaderIsKilledAndRestarted() throws Exception {
     multicastsServed("before");
-    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0, () -> "a leader of " + p0);
-    int victim = cluster.leaderOf(p0);
-    cluster.kill(victim);
-    Waits.until(WAIT, () -> cluster.leaderOf(p0) != 0 && cluster.leaderOf(p0) != victim,
-        () -> "a new leader of " + p0 + " after node " + victim + " was killed");
+    int victim = TestGroups.killLeaderAndAwaitAnother(cluster, p0, WAIT);
     multicastsServed("killed");
     cluster.restart(victim);
     cluster.awaitLeaders(WAIT);

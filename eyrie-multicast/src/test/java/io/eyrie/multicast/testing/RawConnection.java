@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 
 /** A blocking, frame-level connection to a node's client port, for protocol tests. */
 public final class RawConnection implements AutoCloseable {
@@ -167,6 +168,24 @@ public final class RawConnection implements AutoCloseable {
   /** Returns true if the peer has closed the connection (reads to end of stream). */
   public boolean closedByPeer() {
     return closedByPeer(socket);
+  }
+
+  /**
+   * True if the server on {@code s} speaks HTTP/2: sent a client connection preface and an empty
+   * SETTINGS frame, it answers with a SETTINGS frame (9-byte header, type 4). Ratis's Netty RPC
+   * answers nothing to it, and a TLS port closes a plaintext one.
+   */
+  public static boolean answersHttp2Settings(Socket s) {
+    try {
+      s.setSoTimeout(5000);
+      s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
+      s.getOutputStream().flush();
+      byte[] header = s.getInputStream().readNBytes(9);
+      return header.length == 9 && header[3] == 4;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /**
