@@ -115,6 +115,9 @@ public class OracleBenchmark {
     public void send(GroupId to, Object item) {}
 
     @Override
+    public void sendEncoded(GroupId to, byte[] encoded) {}
+
+    @Override
     public List<Object> received(GroupId from) {
       return List.of();
     }

@@ -39,10 +39,10 @@ public final class ChirperServer extends StateMachine {
     if (op instanceof Ops.Follow f) {
       User u = user(f.user());
       User v = user(f.followee());
-      if (f.user() == f.followee() || !u.followees.add(f.followee())) {
+      if (f.user() == f.followee() || !u.addFollowee(f.followee())) {
         return false;
       }
-      v.followers.add(f.user());
+      v.addFollower(f.user());
       for (Post p : v.own) {
         u.addToTimeline(p);
       }
@@ -51,10 +51,10 @@ public final class ChirperServer extends StateMachine {
     if (op instanceof Ops.Unfollow f) {
       User u = user(f.user());
       User v = user(f.followee());
-      if (!u.followees.remove(f.followee())) {
+      if (!u.removeFollowee(f.followee())) {
         return false;
       }
-      v.followers.remove(f.user());
+      v.removeFollower(f.user());
       u.removeAuthorFromTimeline(f.followee());
       return true;
     }
@@ -105,10 +105,10 @@ public final class ChirperServer extends StateMachine {
     if (c.op() instanceof Ops.SeedUser s) {
       User u = new User(s.user(), s.community());
       for (long f : s.followers()) {
-        u.followers.add(f);
+        u.addFollower(f);
       }
       for (long f : s.followees()) {
-        u.followees.add(f);
+        u.addFollowee(f);
       }
       return u;
     }

@@ -3,7 +3,9 @@ package io.eyrie.chirper;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
@@ -16,11 +18,21 @@ public final class User extends PRObject {
   /** Most own posts a user keeps (copied into a new follower's timeline). */
   public static final int OWN_POSTS_MAX = 20;
 
+  private static final int FOLLOWERS = 1;
+  private static final int FOLLOWEES = 2;
+  private static final int OWN = 4;
+  private static final int TIMELINE = 8;
+
   int community;
   TreeSet<Long> followers = new TreeSet<>();
   TreeSet<Long> followees = new TreeSet<>();
   ArrayList<Post> own = new ArrayList<>();
   ArrayList<Post> timeline = new ArrayList<>();
+  /**
+   * The collections (bits above) this user shares with a copy for rollback: each is copied before
+   * its first write, so that a command pays only for what it writes. Not encoded.
+   */
+  private transient int shared;
 
   private User() {}
 
@@ -34,19 +46,19 @@ public final class User extends PRObject {
     return community;
   }
 
-  /** Returns the followers' ids. */
-  public TreeSet<Long> followers() {
-    return followers;
+  /** Returns the followers' ids (read-only). */
+  public SortedSet<Long> followers() {
+    return Collections.unmodifiableSortedSet(followers);
   }
 
-  /** Returns the followees' ids. */
-  public TreeSet<Long> followees() {
-    return followees;
+  /** Returns the followees' ids (read-only). */
+  public SortedSet<Long> followees() {
+    return Collections.unmodifiableSortedSet(followees);
   }
 
-  /** Returns the timeline, newest first. */
+  /** Returns the timeline, newest first (read-only). */
   public List<Post> timeline() {
-    return timeline;
+    return Collections.unmodifiableList(timeline);
   }
 
   /**
@@ -66,29 +78,72 @@ public final class User extends PRObject {
   }
 
   /**
-   * A copy whose collections later writes to this user cannot change (the posts are immutable
-   * and shared): what a command's failure puts back. A few microseconds, where encoding a user
-   * with a full timeline takes tens.
+   * A copy that later writes to this user cannot change: what a command's failure puts back. It
+   * shares the collections (the posts are immutable too), and both users copy a shared
+   * collection before they first write it, so a post copies the timelines it writes and never
+   * a follower set. Encoding a user with a full timeline takes tens of microseconds.
    */
   User copyForRollback() {
     User u = new User(getId().value(), community);
-    u.followers = new TreeSet<>(followers);
-    u.followees = new TreeSet<>(followees);
-    u.own = new ArrayList<>(own);
-    u.timeline = new ArrayList<>(timeline);
+    u.followers = followers;
+    u.followees = followees;
+    u.own = own;
+    u.timeline = timeline;
+    u.shared = FOLLOWERS | FOLLOWEES | OWN | TIMELINE;
+    shared = u.shared;
     return u;
   }
 
+  /** Adds a follower; false if it already was one. */
+  boolean addFollower(long id) {
+    writable(FOLLOWERS);
+    return followers.add(id);
+  }
+
+  /** Removes a follower; false if it was none. */
+  boolean removeFollower(long id) {
+    writable(FOLLOWERS);
+    return followers.remove(id);
+  }
+
+  /** Adds a followee; false if it already was one. */
+  boolean addFollowee(long id) {
+    writable(FOLLOWEES);
+    return followees.add(id);
+  }
+
+  /** Removes a followee; false if it was none. */
+  boolean removeFollowee(long id) {
+    writable(FOLLOWEES);
+    return followees.remove(id);
+  }
+
   void addToTimeline(Post p) {
+    writable(TIMELINE);
     insert(timeline, p, TIMELINE_MAX);
   }
 
   void addOwn(Post p) {
+    writable(OWN);
     insert(own, p, OWN_POSTS_MAX);
   }
 
   void removeAuthorFromTimeline(long author) {
+    writable(TIMELINE);
     timeline.removeIf(p -> p.author() == author);
+  }
+
+  /** Copies one collection if a rollback copy shares it. */
+  private void writable(int which) {
+    if ((shared & which) != 0) {
+      shared &= ~which;
+      switch (which) {
+        case FOLLOWERS -> followers = new TreeSet<>(followers);
+        case FOLLOWEES -> followees = new TreeSet<>(followees);
+        case OWN -> own = new ArrayList<>(own);
+        default -> timeline = new ArrayList<>(timeline);
+      }
+    }
   }
 
   private static void insert(ArrayList<Post> list, Post p, int max) {

@@ -1,6 +1,8 @@
 package io.eyrie.chirper;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,8 +26,8 @@ class ChirperCopyTest {
 
   private static User userWithATimeline() {
     User u = new User(1, 3);
-    u.followers.add(2L);
-    u.followees.add(4L);
+    u.addFollower(2L);
+    u.addFollowee(4L);
     u.addOwn(new Post(10, 1, 5, "mine"));
     for (int i = 0; i < 30; i++) {
       u.addToTimeline(new Post(100 + i, 4, i, "x".repeat(100)));
@@ -64,12 +66,37 @@ class ChirperCopyTest {
     User u = userWithATimeline();
     byte[] before = codec.encode(u);
     User copy = (User) server.copyForRollback(u);
-    u.followers.add(9L);
-    u.followees.add(8L);
+    u.addFollower(9L);
+    u.addFollowee(8L);
     u.addOwn(new Post(12, 1, 7, "later"));
     u.addToTimeline(new Post(200, 4, 99, "later"));
     u.removeAuthorFromTimeline(4);
     assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(codec.encode(copy)),
         "the copy holds exactly the state before the writes");
+  }
+
+  /**
+   * The copy shares what the command does not write: a post's write to a timeline copies that
+   * timeline alone. And once put back, the copy's own writes leave the user it replaced alone.
+   */
+  @Test
+  void theCopyForRollbackSharesWhatIsNotWrittenAndTheUsersStayApart() {
+    Codec codec = new Codec(new ChirperService().get().registry());
+    User u = userWithATimeline();
+    User copy = (User) server.copyForRollback(u);
+    u.addToTimeline(new Post(300, 4, 120, "new"));
+    assertSame(copy.followers, u.followers, "a post does not copy the followers");
+    assertSame(copy.followees, u.followees);
+    assertSame(copy.own, u.own);
+    assertNotSame(copy.timeline, u.timeline, "the timeline written is the user's own now");
+    byte[] written = codec.encode(u);
+    copy.addFollower(77L);
+    copy.addFollowee(78L);
+    copy.addOwn(new Post(13, 1, 8, "after the rollback"));
+    copy.addToTimeline(new Post(301, 4, 121, "after the rollback"));
+    copy.removeAuthorFromTimeline(4);
+    assertEquals(java.util.Arrays.toString(written), java.util.Arrays.toString(codec.encode(u)),
+        "writes to the copy put back do not reach the user it replaced");
+    assertFalse(u.followers().contains(77L));
   }
 }

@@ -293,11 +293,16 @@ public final class LocalService {
 
     @Override
     public void send(GroupId to, Object item) {
+      sendEncoded(to, codec.encode(item));
+    }
+
+    @Override
+    public void sendEncoded(GroupId to, byte[] encoded) {
       Ctx target = all.get(to);
       if (target == null || to.equals(group)) {
         throw new IllegalArgumentException(group + " cannot send to " + to + ", which is not another destination");
       }
-      target.inbox.computeIfAbsent(group, k -> new ArrayList<>()).add(codec.encode(item));
+      target.inbox.computeIfAbsent(group, k -> new ArrayList<>()).add(encoded);
     }
 
     @Override

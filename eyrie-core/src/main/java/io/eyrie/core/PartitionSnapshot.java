@@ -11,6 +11,7 @@ import io.eyrie.multicast.MsgId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 
 /**
  * Owns the encoding of a partition's snapshot, which gathers the replicated state of the parts:
@@ -29,12 +30,13 @@ record PartitionSnapshot(Codec codec, ObjectStore store, ObjectLocks locks, Tabl
     for (long count : store.counts()) {
       out.writeVarLong(count, true);
     }
-    out.writeVarInt(store.ids().size(), true);
+    out.writeVarInt(store.size(), true);
     for (PRObject o : store.values()) {
       codec.write(out, o);
     }
-    out.writeVarInt(locks.held().size(), true);
-    for (ObjId id : locks.held()) {
+    SortedSet<ObjId> held = locks.held();
+    out.writeVarInt(held.size(), true);
+    for (ObjId id : held) {
       out.writeVarLong(id.value(), false);
     }
     out.writeVarInt(tables.retired().size(), true);

@@ -55,6 +55,21 @@ public interface ExecutionContext {
   void send(GroupId to, Object item);
 
   /**
+   * Sends an item already encoded with the cluster's codec ({@link Codec#encode}): the same as
+   * {@link #send} of the object it decodes to, without encoding it again. For an item that goes to
+   * several groups, or that the caller encoded already (to check that it decodes, say). The
+   * receivers decode it when they read it ({@link #received}); bytes that do not decode make
+   * that read throw there.
+   *
+   * @param to a group of the cluster other than this one
+   * @param encoded what {@link Codec#encode} returned for the item; not copied, so not to be
+   *     changed after
+   * @throws IllegalArgumentException if {@code to} is unknown or this group, or the bytes are more
+   *     than {@link #MAX_ITEM_BYTES}
+   */
+  void sendEncoded(GroupId to, byte[] encoded);
+
+  /**
    * The largest encoded item {@link #send} accepts: 3 MiB. A channel batch is one Ratis log
    * entry at the receiver, and Ratis's leader sends a follower at most 4 MiB of entries per
    * request ({@code raft.server.log.appender.buffer.byte-limit}; a single larger entry is never

@@ -66,21 +66,25 @@ public final class ObjectEncoding {
   }
 
   /**
-   * Sends the values of objects to other partitions. The channel encodes them at once (the
-   * receivers get copies, whatever this partition does to its objects later); if they cannot be
-   * encoded, the receivers are told so, so that they answer an error instead of waiting.
+   * Sends the values of objects to other partitions. They are encoded once, at once (the
+   * receivers get copies, whatever this partition does to its objects later), and the encoding is
+   * decoded here, as the receivers will: if either fails, the receivers are told so, so that they
+   * answer an error instead of waiting, and every partition of the command fails it alike.
    *
    * @return null, or why the values could not be sent
    */
   public String ship(ExecutionContext ctx, List<GroupId> to, TreeMap<ObjId, PRObject> values) {
+    if (to.isEmpty()) {
+      return null;
+    }
     String why = null;
     try {
-      Values v = Values.of(values);
-      if (!values.isEmpty() && !to.isEmpty()) {
-        codec.decode(codec.encode(v)); // what the receivers will read: fails here, where it can be told
+      byte[] encoded = codec.encode(Values.of(values));
+      if (!values.isEmpty()) {
+        codec.decode(encoded); // what the receivers will read: fails here, where it can be told
       }
       for (GroupId g : to) {
-        ctx.send(g, v);
+        ctx.sendEncoded(g, encoded);
       }
       return null;
     } catch (VirtualMachineError e) {

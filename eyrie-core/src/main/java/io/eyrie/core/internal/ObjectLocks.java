@@ -7,6 +7,7 @@ import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.MsgId;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ public final class ObjectLocks {
    * partitions' values, a create or delete for the oracle's verdict, a move's destination for the
    * source's values. Declared objects, present or not.
    */
-  private final TreeSet<ObjId> held = new TreeSet<>();
+  private final HashSet<ObjId> held = new HashSet<>();
   /** The commands blocked here, in delivery order, with their objects. */
   private final LinkedHashMap<MsgId, ObjId[]> waiting = new LinkedHashMap<>();
 
@@ -106,9 +107,9 @@ public final class ObjectLocks {
     }
   }
 
-  /** Returns the held objects, in order. */
+  /** Returns the held objects, in order (a copy). */
   public SortedSet<ObjId> held() {
-    return Collections.unmodifiableSortedSet(held);
+    return Collections.unmodifiableSortedSet(new TreeSet<>(held));
   }
 
   /** Returns the blocked messages and their objects, in delivery order. */

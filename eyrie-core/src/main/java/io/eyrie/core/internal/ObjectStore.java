@@ -3,11 +3,13 @@ package io.eyrie.core.internal;
 import io.eyrie.core.ObjId;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.protocol.PartitionStatsReply;
-import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Owns a partition's objects, by id, and the counts of what it executed: commands run, those
@@ -17,7 +19,8 @@ import java.util.TreeMap;
  * the log.
  */
 public final class ObjectStore {
-  private final TreeMap<ObjId, PRObject> objects = new TreeMap<>();
+  /** By id, hashed: every command looks its objects up several times. Ordered where it is listed. */
+  private final HashMap<ObjId, PRObject> objects = new HashMap<>();
   private long executed;
   private long multiPartition;
   private long retries;
@@ -47,14 +50,19 @@ public final class ObjectStore {
     return objects.remove(id);
   }
 
-  /** Returns the ids of the objects here, in order. */
-  public Set<ObjId> ids() {
-    return Collections.unmodifiableSet(objects.keySet());
+  /** Returns how many objects are here. */
+  public int size() {
+    return objects.size();
   }
 
-  /** Returns the objects here, in the order of their ids. */
-  public Collection<PRObject> values() {
-    return Collections.unmodifiableCollection(objects.values());
+  /** Returns the ids of the objects here, in order (a copy). */
+  public SortedSet<ObjId> ids() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(objects.keySet()));
+  }
+
+  /** Returns the objects here, in the order of their ids (a copy). */
+  public List<PRObject> values() {
+    return new TreeMap<>(objects).values().stream().toList();
   }
 
   /** Counts a command executed. */
@@ -88,7 +96,7 @@ public final class ObjectStore {
   public PartitionStatsReply stats(boolean withObjects) {
     long[] ids = null;
     if (withObjects) {
-      ids = objects.keySet().stream().mapToLong(ObjId::value).toArray();
+      ids = objects.keySet().stream().mapToLong(ObjId::value).sorted().toArray();
     }
     return new PartitionStatsReply(objects.size(), executed, multiPartition, retries, ids);
   }

@@ -127,12 +127,16 @@ public final class FakeExecutionContext implements ExecutionContext {
 
   @Override
   public void send(GroupId to, Object item) {
+    sendEncoded(to, codec.encode(item));
+  }
+
+  @Override
+  public void sendEncoded(GroupId to, byte[] encoded) {
     if (to.equals(group)) {
       throw new IllegalArgumentException("a group cannot send to itself: " + to);
     }
-    byte[] b = codec.encode(item);
     sentTo.add(to);
-    sentBytes.add(b);
+    sentBytes.add(encoded);
   }
 
   private final java.util.TreeSet<GroupId> abandoned = new java.util.TreeSet<>();

@@ -79,13 +79,26 @@ final class ExecutionCtx implements ExecutionContext {
 
   @Override
   public void send(GroupId to, Object item) {
-    if (to == null || to.equals(q.self) || !q.outboxes.has(to)) {
-      throw new IllegalArgumentException("cannot send to " + to + " from " + q.self);
-    }
+    checkDestination(to);
     // Encoded now, on the apply thread: an item that cannot be encoded fails here, as an
     // IllegalArgumentException that makes the message's execution an error reply (the same on
     // every replica), instead of entering the outbox and wedging the channel (review F6).
-    byte[] bytes = q.codec.encode(item);
+    enqueue(to, q.codec.encode(item));
+  }
+
+  @Override
+  public void sendEncoded(GroupId to, byte[] encoded) {
+    checkDestination(to);
+    enqueue(to, encoded);
+  }
+
+  private void checkDestination(GroupId to) {
+    if (to == null || to.equals(q.self) || !q.outboxes.has(to)) {
+      throw new IllegalArgumentException("cannot send to " + to + " from " + q.self);
+    }
+  }
+
+  private void enqueue(GroupId to, byte[] bytes) {
     if (bytes.length > MAX_ITEM_BYTES) {
       // Refused here, on the apply thread, the same at every replica: an entry larger than Ratis
       // sends would stall the channel for ever (review N6).
