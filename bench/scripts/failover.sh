@@ -13,13 +13,9 @@
 # node must answer it again; a node that never does fails the run (exit 3). Otherwise the exit
 # code is that of the load (1 if a command failed or timed out).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-if [[ "${1:-}" == --help ]]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
-  exit 0
-fi
-out=bench/results/failover
-if [[ $# -gt 0 && "$1" != --* ]]; then out=$1; shift; fi
+name=failover
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
 victim=2 duration=45 kill_at=15 down=12
 while [[ $# -gt 0 ]]; do
   case "$1" in

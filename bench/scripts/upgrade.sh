@@ -22,13 +22,9 @@
 # p99 10 s, max 18 s, and the load ended 4 s before the third node was ready (hence the longer
 # default).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-if [[ "${1:-}" == --help ]]; then
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
-  exit 0
-fi
-out=bench/results/upgrade
-if [[ $# -gt 0 && "$1" != --* ]]; then out=$1; shift; fi
+name=upgrade
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
 from= load_build=old duration=120 settle=8
 while [[ $# -gt 0 ]]; do
   case "$1" in

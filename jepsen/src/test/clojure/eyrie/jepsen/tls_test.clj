@@ -9,10 +9,9 @@
             [eyrie.jepsen.core :as core]
             [eyrie.jepsen.db :as db]
             [eyrie.jepsen.history :as h]
+            [eyrie.jepsen.test-support :refer [temp-dir]]
             [eyrie.jepsen.tls :as tls])
-  (:import (io.eyrie.multicast Identity$Role)
-           (java.nio.file Files)
-           (java.nio.file.attribute FileAttribute)))
+  (:import (io.eyrie.multicast Identity$Role)))
 
 (deftest the-tls-option
   (let [t (core/test-map (core/parse-opts ["--workload" "register" "--nemesis" "kill" "--tls"]))]
@@ -24,7 +23,7 @@
       "--tls takes no value"))
 
 (deftest the-nodes-get-certificates-and-a-tls-line-and-no-insecure
-  (let [store (str (Files/createTempDirectory "jepsen-tls-test" (make-array FileAttribute 0)))
+  (let [store (temp-dir "jepsen-tls-test")
         base {:nodes ["n1" "n2" "n3"] :store store :service "register" :classpath "cp"}
         plain (db/prepare base)
         secure (db/prepare (assoc base :tls? true))

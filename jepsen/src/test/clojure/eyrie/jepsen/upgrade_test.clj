@@ -12,9 +12,8 @@
             [eyrie.jepsen.generator :as gen]
             [eyrie.jepsen.nemesis :as nemesis]
             [eyrie.jepsen.report :as report]
-            [eyrie.jepsen.upgrade :as upgrade])
-  (:import (java.nio.file Files)
-           (java.nio.file.attribute FileAttribute)))
+            [eyrie.jepsen.test-support :refer [temp-dir]]
+            [eyrie.jepsen.upgrade :as upgrade]))
 
 (defn- repo-root
   "The repository's root: four levels above the Clojure sources when Maven runs the tests
@@ -23,9 +22,6 @@
   (if-let [d (System/getProperty "eyrie.clojure.main.dir")]
     (.getCanonicalPath (io/file d ".." ".." ".." ".."))
     (.getCanonicalPath (io/file "."))))
-
-(defn- temp-dir [prefix]
-  (str (Files/createTempDirectory prefix (make-array FileAttribute 0))))
 
 (defn- with-root
   "Calls f with the system property eyrie.root set to `root` (restored after)."

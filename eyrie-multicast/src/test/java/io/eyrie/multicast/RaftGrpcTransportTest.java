@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.eyrie.multicast.testing.GrpcEchoCluster;
 import io.eyrie.multicast.testing.MulticastChecker;
 import io.eyrie.multicast.testing.MulticastWorkload;
 import io.eyrie.multicast.testing.RecordingDeliverer;
@@ -33,27 +34,18 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class RaftGrpcTransportTest {
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = GrpcEchoCluster.WAIT;
   @AutoClose
-  private static EmbeddedCluster cluster;
-  @AutoClose
-  private static MulticastClient client;
-  private static GroupId p0;
-  private static GroupId p1;
+  private static GrpcEchoCluster grpc;
 
   @BeforeAll
   static void start() {
-    cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2)
-        .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).electionTimeoutMs(500, 1000).build())
-        .deliverers(new EchoDeliverers()).start();
-    client = cluster.newClient();
-    p0 = cluster.cluster().partitions().get(0);
-    p1 = cluster.cluster().partitions().get(1);
+    grpc = GrpcEchoCluster.plaintext();
   }
 
   private static boolean speaksHttp2(int node) {
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", cluster.cluster().node(node).raftPort()), 5000);
+      s.connect(new InetSocketAddress("127.0.0.1", grpc.raftPort(node)), 5000);
       return RawConnection.answersHttp2Settings(s);
     } catch (IOException e) {
       return false;
@@ -61,14 +53,14 @@ class RaftGrpcTransportTest {
   }
 
   private static void multicastsServed(String tag) throws Exception {
-    TestGroups.echoed(client, tag, 5, WAIT, Set.of(p0), Set.of(p0, p1), Set.of(p1));
+    grpc.echoed(tag, Set.of(grpc.p0), Set.of(grpc.p0, grpc.p1), Set.of(grpc.p1));
   }
 
   @Test
   @Timeout(120)
   void everyRaftPortSpeaksGrpc() {
-    assertEquals(RaftTransport.GRPC, cluster.options().raftTransport());
-    for (int n : cluster.cluster().nodes().keySet()) {
+    assertEquals(RaftTransport.GRPC, grpc.cluster.options().raftTransport());
+    for (int n : grpc.cluster.cluster().nodes().keySet()) {
       assertTrue(speaksHttp2(n), "node " + n + "'s Raft port answers an HTTP/2 preface with SETTINGS");
     }
   }
@@ -83,12 +75,12 @@ class RaftGrpcTransportTest {
   @Timeout(120)
   void theStatusIsReadOverGrpcAndNotOverNetty() {
     Waits.until(WAIT, () -> {
-      List<GroupStatus> all = GroupStatus.query(cluster.cluster(), 3000, null, RaftTransport.GRPC);
+      List<GroupStatus> all = GroupStatus.query(grpc.cluster.cluster(), 3000, null, RaftTransport.GRPC);
       return all.stream().allMatch(g -> g.leader() != 0
           && g.replicas().stream().allMatch(GroupStatus.Replica::reachable));
     }, () -> "every group led and every replica reachable over gRPC");
     // The control: a Netty RPC client gets no answer from a gRPC Raft port.
-    List<GroupStatus> netty = GroupStatus.query(cluster.cluster(), 1500, null, RaftTransport.NETTY);
+    List<GroupStatus> netty = GroupStatus.query(grpc.cluster.cluster(), 1500, null, RaftTransport.NETTY);
     assertFalse(netty.stream().anyMatch(g -> g.replicas().stream().anyMatch(GroupStatus.Replica::reachable)),
         "a Netty RPC client reaches no gRPC Raft port: " + netty);
   }
@@ -97,16 +89,16 @@ class RaftGrpcTransportTest {
   @Timeout(240)
   void aKilledAndRestartedLeaderLeavesTheClusterServing() throws Exception {
     multicastsServed("before");
-    int victim = TestGroups.killLeaderAndAwaitAnother(cluster, p0, WAIT);
-    assertNotEquals(victim, cluster.leaderOf(p0));
+    int victim = TestGroups.killLeaderAndAwaitAnother(grpc.cluster, grpc.p0, WAIT);
+    assertNotEquals(victim, grpc.cluster.leaderOf(grpc.p0));
     multicastsServed("killed");
-    cluster.restart(victim);
+    grpc.cluster.restart(victim);
     Waits.until(WAIT, () -> speaksHttp2(victim), () -> "node " + victim + "'s Raft port back on gRPC");
-    cluster.awaitLeaders(WAIT);
+    grpc.cluster.awaitLeaders(WAIT);
     multicastsServed("restarted");
     // The restarted node catches up over gRPC: its replicas apply what was committed meanwhile.
     Waits.until(WAIT, () -> {
-      for (GroupStatus g : GroupStatus.query(cluster.cluster(), 3000, null, RaftTransport.GRPC)) {
+      for (GroupStatus g : GroupStatus.query(grpc.cluster.cluster(), 3000, null, RaftTransport.GRPC)) {
         for (GroupStatus.Replica r : g.replicas()) {
           if (!r.reachable() || g.lag(r) != 0) {
             return false;

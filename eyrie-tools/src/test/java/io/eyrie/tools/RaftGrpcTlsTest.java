@@ -4,14 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.eyrie.multicast.EchoDeliverers;
-import io.eyrie.multicast.EmbeddedCluster;
-import io.eyrie.multicast.GroupId;
 import io.eyrie.multicast.GroupStatus;
-import io.eyrie.multicast.MulticastClient;
-import io.eyrie.multicast.NodeOptions;
 import io.eyrie.multicast.NodeOptions.RaftTransport;
 import io.eyrie.multicast.TlsConfig;
+import io.eyrie.multicast.testing.GrpcEchoCluster;
 import io.eyrie.multicast.testing.RawConnection;
 import io.eyrie.multicast.testing.TestGroups;
 import io.eyrie.multicast.testing.Waits;
@@ -42,31 +38,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class RaftGrpcTlsTest {
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = GrpcEchoCluster.WAIT;
 
   @TempDir
   static Path tmp;
   private static Path dir;
   @AutoClose
-  private static EmbeddedCluster cluster;
-  @AutoClose
-  private static MulticastClient client;
-  private static GroupId p0;
-  private static GroupId p1;
+  private static GrpcEchoCluster grpc;
 
   @BeforeAll
   static void certificatesAndCluster() throws Exception {
     dir = ClientTlsTest.clusterCerts(tmp);
-    cluster = EmbeddedCluster.newBuilder().nodes(3).partitions(2).tls(dir)
-        .options(NodeOptions.newBuilder().raftTransport(RaftTransport.GRPC).electionTimeoutMs(500, 1000).build())
-        .deliverers(new EchoDeliverers()).start();
-    client = cluster.newClient(TlsConfig.fromDir(dir, "client-app"));
-    p0 = cluster.cluster().partitions().get(0);
-    p1 = cluster.cluster().partitions().get(1);
-  }
-
-  private static int raftPort(int node) {
-    return cluster.cluster().node(node).raftPort();
+    grpc = GrpcEchoCluster.tls(dir, "client-app");
   }
 
   /**
@@ -80,7 +63,7 @@ class RaftGrpcTlsTest {
       SSLParameters p = s.getSSLParameters();
       p.setApplicationProtocols(new String[] {"h2"});
       s.setSSLParameters(p);
-      s.connect(new InetSocketAddress("127.0.0.1", raftPort(node)), 5000);
+      s.connect(new InetSocketAddress("127.0.0.1", grpc.raftPort(node)), 5000);
       return RawConnection.answersHttp2Settings(s);
     } catch (IOException e) {
       return false;
@@ -88,23 +71,23 @@ class RaftGrpcTlsTest {
   }
 
   private static void multicastsServed(String tag) throws Exception {
-    TestGroups.echoed(client, tag, 5, WAIT, Set.of(p0), Set.of(p0, p1));
+    grpc.echoed(tag, Set.of(grpc.p0), Set.of(grpc.p0, grpc.p1));
   }
 
   @Test
   @Timeout(120)
   void aNodeCertificateGetsGrpcOverTlsAndOthersAreRefused() throws Exception {
-    for (int n : cluster.cluster().nodes().keySet()) {
+    for (int n : grpc.cluster.cluster().nodes().keySet()) {
       assertTrue(http2OverTls(n, "node-2", true), "node " + n + ": a node's certificate gets HTTP/2 over TLS");
     }
-    long refusedBefore = cluster.node(1).raftPortStats().tlsRefusals();
+    long refusedBefore = grpc.cluster.node(1).raftPortStats().tlsRefusals();
     assertFalse(http2OverTls(1, "client-app", true), "a client's certificate is refused on the Raft port");
     assertFalse(http2OverTls(1, "admin-ops", true), "an admin's certificate is refused on the Raft port");
-    Waits.until(WAIT, () -> cluster.node(1).raftPortStats().tlsRefusals() >= refusedBefore + 2,
-        () -> "the two refused certificates counted: " + cluster.node(1).raftPortStats());
+    Waits.until(WAIT, () -> grpc.cluster.node(1).raftPortStats().tlsRefusals() >= refusedBefore + 2,
+        () -> "the two refused certificates counted: " + grpc.cluster.node(1).raftPortStats());
     assertFalse(http2OverTls(1, "client-app", false), "no certificate is refused on the Raft port");
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", raftPort(1)), 5000);
+      s.connect(new InetSocketAddress("127.0.0.1", grpc.raftPort(1)), 5000);
       assertFalse(RawConnection.answersHttp2Settings(s),
           "a plaintext HTTP/2 connection gets nothing from a TLS Raft port");
     }
@@ -116,10 +99,10 @@ class RaftGrpcTlsTest {
   @Timeout(240)
   void multicastsAreServedAlsoAfterALeaderIsKilledAndRestarted() throws Exception {
     multicastsServed("before");
-    int victim = TestGroups.killLeaderAndAwaitAnother(cluster, p0, WAIT);
+    int victim = TestGroups.killLeaderAndAwaitAnother(grpc.cluster, grpc.p0, WAIT);
     multicastsServed("killed");
-    cluster.restart(victim);
-    cluster.awaitLeaders(WAIT);
+    grpc.cluster.restart(victim);
+    grpc.cluster.awaitLeaders(WAIT);
     multicastsServed("restarted");
   }
 
@@ -129,13 +112,14 @@ class RaftGrpcTlsTest {
     for (String who : List.of("node-3", "admin-ops")) {
       TlsConfig tls = TlsConfig.fromDir(dir, who);
       Waits.until(WAIT, () -> {
-        List<GroupStatus> all = GroupStatus.query(cluster.cluster(), 3000, tls, RaftTransport.GRPC);
+        List<GroupStatus> all = GroupStatus.query(grpc.cluster.cluster(), 3000, tls, RaftTransport.GRPC);
         return all.size() == 2 && all.stream().allMatch(g -> g.leader() != 0
             && g.replicas().stream().allMatch(GroupStatus.Replica::reachable));
       }, () -> who + " sees every group led and every replica");
     }
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> GroupStatus.query(cluster.cluster(),
-        3000, TlsConfig.fromDir(dir, "client-app"), RaftTransport.GRPC));
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> GroupStatus.query(grpc.cluster.cluster(), 3000, TlsConfig.fromDir(dir, "client-app"),
+            RaftTransport.GRPC));
     assertTrue(e.getMessage().contains("forbidden"), e.getMessage());
   }
 }

@@ -69,14 +69,9 @@ final class Outboxes {
     return channels.containsKey(to);
   }
 
-  /** Appends an item to the outbox towards a group. */
+  /** Appends an item to the outbox towards a group, and marks the outbox changed. */
   void send(GroupId to, Object item) {
-    Channel c = channels.get(to);
-    if (c == null) {
-      throw new IllegalArgumentException("no channel from " + self + " to " + to);
-    }
-    c.outbox.append(item);
-    stats.itemsSent++;
+    sendLazy(to, item);
     dirty.add(to);
   }
 
