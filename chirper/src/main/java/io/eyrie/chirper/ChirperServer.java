@@ -39,10 +39,10 @@ public final class ChirperServer extends StateMachine {
     if (op instanceof Ops.Follow f) {
       User u = user(f.user());
       User v = user(f.followee());
-      if (f.user() == f.followee() || !u.addFollowee(f.followee())) {
+      if (f.user() == f.followee() || !u.link(f.followee(), true, true)) {
         return false;
       }
-      v.addFollower(f.user());
+      v.link(f.user(), false, true);
       for (Post p : v.own) {
         u.addToTimeline(p);
       }
@@ -51,10 +51,10 @@ public final class ChirperServer extends StateMachine {
     if (op instanceof Ops.Unfollow f) {
       User u = user(f.user());
       User v = user(f.followee());
-      if (!u.removeFollowee(f.followee())) {
+      if (!u.link(f.followee(), true, false)) {
         return false;
       }
-      v.removeFollower(f.user());
+      v.link(f.user(), false, false);
       u.removeAuthorFromTimeline(f.followee());
       return true;
     }
@@ -105,10 +105,10 @@ public final class ChirperServer extends StateMachine {
     if (c.op() instanceof Ops.SeedUser s) {
       User u = new User(s.user(), s.community());
       for (long f : s.followers()) {
-        u.addFollower(f);
+        u.link(f, false, true);
       }
       for (long f : s.followees()) {
-        u.addFollowee(f);
+        u.link(f, true, true);
       }
       return u;
     }

@@ -94,56 +94,44 @@ public final class User extends PRObject {
     return u;
   }
 
-  /** Adds a follower; false if it already was one. */
-  boolean addFollower(long id) {
-    writable(FOLLOWERS);
-    return followers.add(id);
-  }
-
-  /** Removes a follower; false if it was none. */
-  boolean removeFollower(long id) {
-    writable(FOLLOWERS);
-    return followers.remove(id);
-  }
-
-  /** Adds a followee; false if it already was one. */
-  boolean addFollowee(long id) {
-    writable(FOLLOWEES);
-    return followees.add(id);
-  }
-
-  /** Removes a followee; false if it was none. */
-  boolean removeFollowee(long id) {
-    writable(FOLLOWEES);
-    return followees.remove(id);
+  /**
+   * Follows or unfollows: adds or removes the follower's id here (this user followed) or the
+   * followee's (this user following).
+   *
+   * @return false if there was nothing to change
+   */
+  boolean link(long other, boolean asFollowee, boolean add) {
+    TreeSet<Long> ids;
+    if (asFollowee) {
+      followees = take(FOLLOWEES) ? new TreeSet<>(followees) : followees;
+      ids = followees;
+    } else {
+      followers = take(FOLLOWERS) ? new TreeSet<>(followers) : followers;
+      ids = followers;
+    }
+    return add ? ids.add(other) : ids.remove(other);
   }
 
   void addToTimeline(Post p) {
-    writable(TIMELINE);
+    timeline = take(TIMELINE) ? new ArrayList<>(timeline) : timeline;
     insert(timeline, p, TIMELINE_MAX);
   }
 
   void addOwn(Post p) {
-    writable(OWN);
+    own = take(OWN) ? new ArrayList<>(own) : own;
     insert(own, p, OWN_POSTS_MAX);
   }
 
   void removeAuthorFromTimeline(long author) {
-    writable(TIMELINE);
+    timeline = take(TIMELINE) ? new ArrayList<>(timeline) : timeline;
     timeline.removeIf(p -> p.author() == author);
   }
 
-  /** Copies one collection if a rollback copy shares it. */
-  private void writable(int which) {
-    if ((shared & which) != 0) {
-      shared &= ~which;
-      switch (which) {
-        case FOLLOWERS -> followers = new TreeSet<>(followers);
-        case FOLLOWEES -> followees = new TreeSet<>(followees);
-        case OWN -> own = new ArrayList<>(own);
-        default -> timeline = new ArrayList<>(timeline);
-      }
-    }
+  /** True, once, if a rollback copy shares that collection: the caller copies it before writing. */
+  private boolean take(int which) {
+    boolean was = (shared & which) != 0;
+    shared &= ~which;
+    return was;
   }
 
   private static void insert(ArrayList<Post> list, Post p, int max) {

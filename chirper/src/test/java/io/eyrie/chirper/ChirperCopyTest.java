@@ -26,8 +26,8 @@ class ChirperCopyTest {
 
   private static User userWithATimeline() {
     User u = new User(1, 3);
-    u.addFollower(2L);
-    u.addFollowee(4L);
+    u.link(2L, false, true);
+    u.link(4L, true, true);
     u.addOwn(new Post(10, 1, 5, "mine"));
     for (int i = 0; i < 30; i++) {
       u.addToTimeline(new Post(100 + i, 4, i, "x".repeat(100)));
@@ -66,11 +66,7 @@ class ChirperCopyTest {
     User u = userWithATimeline();
     byte[] before = codec.encode(u);
     User copy = (User) server.copyForRollback(u);
-    u.addFollower(9L);
-    u.addFollowee(8L);
-    u.addOwn(new Post(12, 1, 7, "later"));
-    u.addToTimeline(new Post(200, 4, 99, "later"));
-    u.removeAuthorFromTimeline(4);
+    writeEverything(u, 9L);
     assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(codec.encode(copy)),
         "the copy holds exactly the state before the writes");
   }
@@ -90,13 +86,18 @@ class ChirperCopyTest {
     assertSame(copy.own, u.own);
     assertNotSame(copy.timeline, u.timeline, "the timeline written is the user's own now");
     byte[] written = codec.encode(u);
-    copy.addFollower(77L);
-    copy.addFollowee(78L);
-    copy.addOwn(new Post(13, 1, 8, "after the rollback"));
-    copy.addToTimeline(new Post(301, 4, 121, "after the rollback"));
-    copy.removeAuthorFromTimeline(4);
+    writeEverything(copy, 77L);
     assertEquals(java.util.Arrays.toString(written), java.util.Arrays.toString(codec.encode(u)),
         "writes to the copy put back do not reach the user it replaced");
     assertFalse(u.followers().contains(77L));
+  }
+
+  /** Writes every collection of a user: a follower and a followee {@code other}, an own post, its timeline. */
+  private static void writeEverything(User u, long other) {
+    u.link(other, false, true);
+    u.link(other, true, true);
+    u.addOwn(new Post(other + 1000, 1, other, "later"));
+    u.addToTimeline(new Post(other + 2000, 4, other, "later"));
+    u.removeAuthorFromTimeline(4);
   }
 }
