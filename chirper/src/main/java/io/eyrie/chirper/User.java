@@ -18,10 +18,8 @@ public final class User extends PRObject {
   /** Most own posts a user keeps (copied into a new follower's timeline). */
   public static final int OWN_POSTS_MAX = 20;
 
-  private static final int FOLLOWERS = 1;
-  private static final int FOLLOWEES = 2;
-  private static final int OWN = 4;
-  private static final int TIMELINE = 8;
+  /** The bits of {@link #shared}, one per collection. */
+  private static final int FOLLOWERS = 1, FOLLOWEES = 2, OWN = 4, TIMELINE = 8;
 
   int community;
   TreeSet<Long> followers = new TreeSet<>();
