@@ -101,9 +101,11 @@ public abstract class StateMachine {
    * command fails (it throws, asks to retry, or leaves an object that cannot be encoded), or null
    * for Eyrie's copy, the object's encoding (the default). Override it when a cheaper copy is at
    * hand: an object with the same id and class whose state later writes to the original cannot
-   * change, for example new collections holding the same immutable elements. Called for every
-   * local object of every command that runs through the log; must be deterministic and must not
-   * change the object.
+   * change, for example new collections holding the same immutable elements, or the same
+   * collections with both objects copying each before they first write it (Chirper's {@code User}).
+   * Called for every local object of every command that runs through the log; must be
+   * deterministic and must not change the object's encoded state (bookkeeping that is not encoded,
+   * such as which collections are shared, may change).
    *
    * @param object a local object the command declares
    * @return the copy, or null for Eyrie's
