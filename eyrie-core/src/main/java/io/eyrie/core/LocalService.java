@@ -302,6 +302,7 @@ public final class LocalService {
       if (target == null || to.equals(group)) {
         throw new IllegalArgumentException(group + " cannot send to " + to + ", which is not another destination");
       }
+      codec.decode(encoded); // as a cluster's context checks it
       target.inbox.computeIfAbsent(group, k -> new ArrayList<>()).add(encoded);
     }
 

@@ -56,16 +56,15 @@ public interface ExecutionContext {
 
   /**
    * Sends an item already encoded with the cluster's codec ({@link Codec#encode}): the same as
-   * {@link #send} of the object it decodes to, without encoding it again. For an item that goes to
-   * several groups, or that the caller encoded already (to check that it decodes, say). The
-   * receivers decode it when they read it ({@link #received}); bytes that do not decode make
-   * that read throw there.
+   * {@link #send} of the object it decodes to, without encoding it again, for an item that goes
+   * to several groups. The bytes are decoded once here, as the receivers will read them, so that
+   * bytes that do not decode fail here, at every replica alike, and never reach a receiver.
    *
    * @param to a group of the cluster other than this one
    * @param encoded what {@link Codec#encode} returned for the item; not copied, so not to be
    *     changed after
-   * @throws IllegalArgumentException if {@code to} is unknown or this group, or the bytes are more
-   *     than {@link #MAX_ITEM_BYTES}
+   * @throws IllegalArgumentException if {@code to} is unknown or this group, the bytes do not
+   *     decode, or they are more than {@link #MAX_ITEM_BYTES}
    */
   void sendEncoded(GroupId to, byte[] encoded);
 

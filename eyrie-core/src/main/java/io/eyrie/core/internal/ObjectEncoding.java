@@ -67,9 +67,10 @@ public final class ObjectEncoding {
 
   /**
    * Sends the values of objects to other partitions. They are encoded once, at once (the
-   * receivers get copies, whatever this partition does to its objects later), and the encoding is
-   * decoded here, as the receivers will: if either fails, the receivers are told so, so that they
-   * answer an error instead of waiting, and every partition of the command fails it alike.
+   * receivers get copies, whatever this partition does to its objects later), and the context
+   * decodes the encoding once before it leaves ({@link ExecutionContext#sendEncoded}): if either
+   * fails, the receivers are told so, so that they answer an error instead of waiting, and every
+   * partition of the command fails it alike.
    *
    * @return null, or why the values could not be sent
    */
@@ -80,9 +81,6 @@ public final class ObjectEncoding {
     String why = null;
     try {
       byte[] encoded = codec.encode(Values.of(values));
-      if (!values.isEmpty()) {
-        codec.decode(encoded); // what the receivers will read: fails here, where it can be told
-      }
       for (GroupId g : to) {
         ctx.sendEncoded(g, encoded);
       }

@@ -135,6 +135,7 @@ public final class FakeExecutionContext implements ExecutionContext {
     if (to.equals(group)) {
       throw new IllegalArgumentException("a group cannot send to itself: " + to);
     }
+    codec.decode(encoded); // as the real context checks it
     sentTo.add(to);
     sentBytes.add(encoded);
   }

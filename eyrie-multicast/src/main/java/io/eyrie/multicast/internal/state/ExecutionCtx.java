@@ -15,6 +15,8 @@ import java.util.List;
  * message, the log time, the items other destinations sent, and a way to send items to them.
  */
 final class ExecutionCtx implements ExecutionContext {
+  /** The last array {@link #sendEncoded} found to decode (a context serves one invocation). */
+  private byte[] checked;
   private final ExecutionQueue q;
   private final Msg m;
   private List<GroupId> dests;
@@ -89,6 +91,17 @@ final class ExecutionCtx implements ExecutionContext {
   @Override
   public void sendEncoded(GroupId to, byte[] encoded) {
     checkDestination(to);
+    if (encoded != checked) {
+      // What the receivers will read, decoded here: bytes that do not decode fail on this apply
+      // thread, the same at every replica, instead of at the receivers only. Once per array: the
+      // same bytes sent to several groups are checked once.
+      try {
+        q.codec.decode(encoded);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("the bytes for " + to + " do not decode: " + e.getMessage(), e);
+      }
+      checked = encoded;
+    }
     enqueue(to, encoded);
   }
 

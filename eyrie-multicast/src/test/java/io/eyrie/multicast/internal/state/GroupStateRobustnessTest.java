@@ -52,6 +52,8 @@ class GroupStateRobustnessTest {
   static final long BLOCK = 7;
   /** Sends an item to g1, then answers blocked. */
   static final long SEND_THEN_BLOCK = 8;
+  /** Sends g1 bytes that do not decode, through {@code sendEncoded}. */
+  static final long SEND_UNDECODABLE = 9;
 
   /** An item class that is not registered with the codec. */
   record Unregistered(long v) {}
@@ -71,6 +73,9 @@ class GroupStateRobustnessTest {
         return Execution.awaitFrom(List.of(G2));
       } else if (mode == SEND_UNREGISTERED) {
         ctx.send(G1, new Unregistered(7));
+        return Execution.reply(1L);
+      } else if (mode == SEND_UNDECODABLE) {
+        ctx.sendEncoded(G1, new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF});
         return Execution.reply(1L);
       } else if (mode == SEND_TO_G1) {
         ctx.send(G1, 42L);
@@ -203,6 +208,27 @@ class GroupStateRobustnessTest {
     GroupState r = t.restore(g0, new Misbehaving());
     assertEquals(List.of(g0.channelPositions(G1)[0], g0.channelPositions(G1)[1]),
         List.of(r.channelPositions(G1)[0], r.channelPositions(G1)[1]));
+  }
+
+  /**
+   * Bytes handed to {@code sendEncoded} that do not decode fail on the sender's apply thread, as an
+   * error reply at every replica, and never reach the receiver, whose channel then carries the next
+   * item alone.
+   */
+  @Test
+  void undecodableBytesAreAnErrorReplyAndNeverSent() {
+    Misbehaving app1 = new Misbehaving();
+    GroupState g0 = t.group(G0, new Misbehaving());
+    GroupState g1 = t.group(G1, app1);
+    Start bad = t.start(0, SEND_UNDECODABLE, G0, G0);
+    submitAndExpectError(g0, bad, "do not decode");
+    Start good = t.start(1, SEND_TO_G1, G0, G0);
+    t.submit(g0, good);
+    assertEquals(Status.OK, only(good.id()).reply().status());
+    List<byte[]> bs = batches(g0, g1);
+    assertEquals(1, bs.size());
+    g1.apply(t.codec.decode(bs.get(0)));
+    assertEquals(1, g1.channelPositions(G0)[2], "g1 received the good item only");
   }
 
   /** Review F6: channel batches are bounded in bytes too (at least one item each). */
