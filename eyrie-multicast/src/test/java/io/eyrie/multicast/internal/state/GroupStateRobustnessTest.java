@@ -191,19 +191,7 @@ class GroupStateRobustnessTest {
    */
   @Test
   void unencodableItemIsAnErrorReplyAndTheChannelKeepsWorking() {
-    Misbehaving app1 = new Misbehaving();
-    GroupState g0 = t.group(G0, new Misbehaving());
-    GroupState g1 = t.group(G1, app1);
-    Start bad = t.start(0, SEND_UNREGISTERED, G0, G0);
-    submitAndExpectError(g0, bad, "Unregistered");
-    Start good = t.start(1, SEND_TO_G1, G0, G0);
-    t.submit(g0, good);
-    assertEquals(Status.OK, only(good.id()).reply().status());
-    // Everything in the outbox can be shipped, and arrives.
-    List<byte[]> bs = batches(g0, g1);
-    assertEquals(1, bs.size());
-    g1.apply(t.codec.decode(bs.get(0)));
-    assertEquals(1, g1.channelPositions(G0)[2], "g1 received the item");
+    GroupState g0 = refusedSendThenTheChannelCarriesTheNextItem(SEND_UNREGISTERED, "Unregistered");
     // A snapshot of the sender (outbox included) round-trips.
     GroupState r = t.restore(g0, new Misbehaving());
     assertEquals(List.of(g0.channelPositions(G1)[0], g0.channelPositions(G1)[1]),
@@ -217,11 +205,19 @@ class GroupStateRobustnessTest {
    */
   @Test
   void undecodableBytesAreAnErrorReplyAndNeverSent() {
-    Misbehaving app1 = new Misbehaving();
+    refusedSendThenTheChannelCarriesTheNextItem(SEND_UNDECODABLE, "do not decode");
+  }
+
+  /**
+   * Submits a message whose send must be refused ({@code mode}, an error reply that says
+   * {@code why}), then one that sends an item to g1: that item alone is shipped and arrives.
+   *
+   * @return the sending group
+   */
+  private GroupState refusedSendThenTheChannelCarriesTheNextItem(long mode, String why) {
     GroupState g0 = t.group(G0, new Misbehaving());
-    GroupState g1 = t.group(G1, app1);
-    Start bad = t.start(0, SEND_UNDECODABLE, G0, G0);
-    submitAndExpectError(g0, bad, "do not decode");
+    GroupState g1 = t.group(G1, new Misbehaving());
+    submitAndExpectError(g0, t.start(0, mode, G0, G0), why);
     Start good = t.start(1, SEND_TO_G1, G0, G0);
     t.submit(g0, good);
     assertEquals(Status.OK, only(good.id()).reply().status());
@@ -229,6 +225,7 @@ class GroupStateRobustnessTest {
     assertEquals(1, bs.size());
     g1.apply(t.codec.decode(bs.get(0)));
     assertEquals(1, g1.channelPositions(G0)[2], "g1 received the good item only");
+    return g0;
   }
 
   /** Review F6: channel batches are bounded in bytes too (at least one item each). */
